@@ -1,0 +1,39 @@
+"""Typed provider failures: every way a request can fail becomes one of these, never a traceback."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class ErrorKind(str, Enum):
+    RATE_LIMIT = "rate_limit"  # 429
+    OVERLOADED = "overloaded"  # 529 / overloaded_error / 503
+    SERVER = "server"  # other 5xx
+    CONTEXT_OVERFLOW = "context_overflow"  # prompt too long for the window
+    AUTH = "auth"  # 401 / 403, missing or wrong key
+    QUOTA = "quota"  # exhausted credits, billing, insufficient quota: never retried
+    BAD_REQUEST = "bad_request"  # 400 with the provider's reason
+    CONNECTION = "connection"  # unreachable host, dropped or timed-out connection
+    PROTOCOL = "protocol"  # a reply we could not understand
+    ABORTED = "aborted"
+
+
+RETRYABLE = frozenset(
+    {ErrorKind.RATE_LIMIT, ErrorKind.OVERLOADED, ErrorKind.SERVER, ErrorKind.BAD_REQUEST, ErrorKind.CONNECTION}
+)
+
+
+@dataclass(frozen=True)
+class ProviderError:
+    kind: ErrorKind
+    message: str  # for people: what happened and, where we know it, what to do
+    status: int | None = None
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE
+
+    def __str__(self) -> str:
+        prefix = f"HTTP {self.status}: " if self.status else ""
+        return f"{prefix}{self.message}"

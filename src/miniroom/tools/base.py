@@ -1,0 +1,62 @@
+"""A base for built-in tools whose parameters are a pydantic model: the schema and validation come from it."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.llm.messages import ToolSpec
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop pydantic's `title` keys: they cost tokens and tell the model nothing."""
+    cleaned = {k: v for k, v in schema.items() if k != "title"}
+    if "properties" in cleaned:
+        cleaned["properties"] = {k: _clean_schema(v) for k, v in cleaned["properties"].items()}
+    if "items" in cleaned and isinstance(cleaned["items"], dict):
+        cleaned["items"] = _clean_schema(cleaned["items"])
+    return cleaned
+
+
+def format_validation_error(tool: str, error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        problems.append(f"{where}: {item['msg']}")
+    return f"Invalid arguments for {tool}: " + "; ".join(problems)
+
+
+class BuiltinTool(Generic[P]):
+    """Subclasses set `name`, `description`, `params_model` and implement `run` and `summary`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    params_model: type[P]
+
+    @cached_property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, _clean_schema(self.params_model.model_json_schema()))
+
+    def validate(self, arguments: dict[str, Any]) -> P:
+        try:
+            return self.params_model.model_validate(arguments)
+        except ValidationError as error:
+            raise ToolError(format_validation_error(self.name, error)) from None
+
+    async def execute(self, params: P, ctx: ToolContext) -> ToolResult:
+        return await self.run(params, ctx)
+
+    async def run(self, params: P, ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+    def summary(self, arguments: dict[str, Any]) -> str:
+        return self.name
