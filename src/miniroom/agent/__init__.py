@@ -1,0 +1,1 @@
+"""agent layer: building one agent from settings, prompt and tools."""

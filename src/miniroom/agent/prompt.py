@@ -1,0 +1,18 @@
+"""The built-in base system prompt and the facts appended to it."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+BASE_PROMPT = """\
+You are mini, a coding agent working in the user's project. You read, write and run code with your tools.
+- Inspect before you change: read files and search the code; don't guess.
+- Make the smallest change that solves the task, in the project's style; then verify it (run tests or the code).
+- Prefer edit for changes to existing files; write for new files. Batch independent commands in parallel_bash.
+- Paths are relative to the working folder; you cannot touch files outside it.
+- Be concise. When done, say what you changed and how you checked it."""
+
+
+def system_prompt(cwd: Path, base: str = BASE_PROMPT, today: date | None = None) -> str:
+    return f"{base}\n\nWorking folder: {cwd}\nToday's date: {(today or date.today()).isoformat()}"

@@ -1,0 +1,42 @@
+"""What every agent command shares: the working folder, building the agent, and user-facing failures."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.engine.agent import Agent
+from miniroom.engine.session import SessionError
+from miniroom.llm.registry import ModelConfigError
+
+
+class CommandError(Exception):
+    """A problem the user can fix; printed as one line on stderr, exit code 2."""
+
+
+def fail(message: str, code: int = 2) -> int:
+    print(f"miniroom: {message}", file=sys.stderr)
+    return code
+
+
+def working_folder(args: argparse.Namespace) -> Path:
+    folder = Path(args.cwd).expanduser() if getattr(args, "cwd", None) else Path.cwd()
+    if not folder.is_dir():
+        raise CommandError(f"--cwd {args.cwd}: no such folder.")
+    return folder.resolve()
+
+
+def agent_from_args(args: argparse.Namespace) -> Agent:
+    cwd = working_folder(args)
+    choice = SessionChoice(continue_latest=args.continue_latest, session_id=args.session_id)
+    try:
+        return build_agent(args.model, cwd, os.environ, choice)
+    except (ModelConfigError, SessionError) as error:
+        raise CommandError(str(error)) from None
+
+
+def money(value: float) -> str:
+    return f"${value:.4f}" if value < 1 else f"${value:.2f}"

@@ -1,0 +1,63 @@
+"""`miniroom` entry point: parses the command line and hands off to one command module, imported lazily."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from miniroom import __version__
+
+
+def _add_session_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", "-m", help="provider/model[:thinking], e.g. anthropic/claude-sonnet-5:high")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--continue", "-c", dest="continue_latest", action="store_true",
+                       help="resume this folder's latest session")
+    group.add_argument("--session", "-s", dest="session_id", metavar="ID", help="resume the session with this id")
+    parser.add_argument("--cwd", metavar="DIR", help="working folder (default: the current one)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="miniroom", description="A self-hosted home for AI agents.")
+    parser.add_argument("--version", action="version", version=f"miniroom {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run one prompt and print the final answer")
+    _add_session_options(run)
+    run.add_argument("--json", action="store_true", help="print one JSON event per line")
+    run.add_argument("prompt", nargs="+", help="what the agent should do ('-' reads standard input)")
+
+    chat = commands.add_parser("chat", help="talk with the agent interactively")
+    _add_session_options(chat)
+
+    sessions = commands.add_parser("sessions", help="list or show stored sessions")
+    session_commands = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
+    listing = session_commands.add_parser("list", help="sessions of this folder, newest last")
+    listing.add_argument("--all", action="store_true", help="sessions of every folder")
+    listing.add_argument("--cwd", metavar="DIR")
+    show = session_commands.add_parser("show", help="a session's messages and totals")
+    show.add_argument("session_id", metavar="ID")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "run":
+        from miniroom.cli.run import run_command
+
+        return run_command(args)
+    if args.command == "chat":
+        from miniroom.cli.chat import chat_command
+
+        return chat_command(args)
+    if args.command == "sessions":
+        from miniroom.cli.sessions import sessions_command
+
+        return sessions_command(args)
+    build_parser().print_help(sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

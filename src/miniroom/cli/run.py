@@ -1,0 +1,63 @@
+"""`miniroom run`: one prompt, the final answer on stdout (or JSON events with --json)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+
+from miniroom.cli.common import CommandError, agent_from_args, fail
+from miniroom.cli.render import error_record, event_record, session_record
+from miniroom.engine import events as ev
+from miniroom.engine.agent import Agent
+
+
+def _prompt_text(parts: list[str]) -> str:
+    text = sys.stdin.read() if parts == ["-"] else " ".join(parts)
+    if not text.strip():
+        raise CommandError("The prompt is empty: say what the agent should do.")
+    return text
+
+
+def _print_json(record: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def _json_listener(event: ev.AgentEvent) -> None:
+    record = event_record(event)
+    if record is not None:
+        _print_json(record)
+    if isinstance(event, ev.TurnEnded) and event.error is not None:
+        _print_json(error_record(event))
+
+
+async def _run(agent: Agent, prompt: str) -> ev.TurnEnded:
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, agent.abort)
+    loop.add_signal_handler(signal.SIGTERM, agent.abort)
+    try:
+        return await agent.prompt(prompt)
+    finally:
+        agent.session.close()
+
+
+def run_command(args: argparse.Namespace) -> int:
+    try:
+        prompt = _prompt_text(args.prompt)
+        agent = agent_from_args(args)
+    except CommandError as error:
+        return fail(str(error))
+    if args.json:
+        _print_json(session_record(agent))
+        agent.subscribe(_json_listener)
+    ended = asyncio.run(_run(agent, prompt))
+    if ended.error is not None:
+        return fail(f"{ended.error} (model {agent.config.model.ref})", code=1)
+    if ended.aborted:
+        return fail("aborted.", code=130)
+    if not args.json:
+        print(ended.message.text)
+    return 0

@@ -1,0 +1,174 @@
+"""The agent loop: ask the model, run the tool calls it makes (in parallel), feed back the results, repeat."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+from miniroom.engine import events as ev
+from miniroom.engine.session import Session
+from miniroom.engine.tool import DEFAULT_TOOL_CALL_TIMEOUT, Tool, ToolContext, ToolError, ToolResult
+from miniroom.llm import events as llm_events
+from miniroom.llm.errors import ProviderError
+from miniroom.llm.messages import (
+    AssistantMessage,
+    Context,
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from miniroom.llm.model import Model
+from miniroom.llm.stream import RequestOptions, stream_response
+
+T = TypeVar("T")
+ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
+
+
+@dataclass
+class AgentConfig:
+    model: Model
+    system_prompt: str
+    tools: Sequence[Tool]
+    cwd: Path
+    request_options: RequestOptions = field(default_factory=RequestOptions)
+    tool_timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
+    tool_settings: dict[str, Any] = field(default_factory=dict)
+
+
+class Agent:
+    """Runs turns of one session. UIs `subscribe` to events; `abort` stops the request and kills tools."""
+
+    def __init__(self, config: AgentConfig, session: Session, client: httpx.AsyncClient | None = None) -> None:
+        self.config = config
+        self.session = session
+        self.client = client
+        self.messages: list[Message] = session.messages()
+        self.session_usage = Usage()
+        for message in self.messages:
+            if isinstance(message, AssistantMessage):
+                self.session_usage.add(message.usage)
+        self._tools = {tool.name: tool for tool in config.tools}
+        self._listeners: list[ev.EventListener] = []
+        self._inner: asyncio.Future[Any] | None = None
+        self._aborted = False
+
+    def subscribe(self, listener: ev.EventListener) -> None:
+        self._listeners.append(listener)
+
+    def _emit(self, event: ev.AgentEvent) -> None:
+        for listener in self._listeners:
+            listener(event)
+
+    def abort(self) -> None:
+        """Stop the running turn: the model request is closed and running tools are killed."""
+        self._aborted = True
+        if self._inner is not None:
+            self._inner.cancel()
+
+    async def prompt(self, text: str) -> ev.TurnEnded:
+        """Run one turn for a user message, until the model stops calling tools, fails or is aborted."""
+        self._aborted = False
+        turn_usage = Usage()
+        self._record(UserMessage.of_text(text))
+        while True:
+            message, error = await self._request(turn_usage)
+            if error is not None or message.stop_reason == "aborted" or not message.tool_calls:
+                return self._end_turn(message, turn_usage, error)
+            for result in await self._run_tools(message.tool_calls):
+                self._record(result)
+            if self._aborted:
+                return self._end_turn(message, turn_usage, None)
+
+    def _end_turn(self, message: AssistantMessage, usage: Usage, error: ProviderError | None) -> ev.TurnEnded:
+        ended = ev.TurnEnded(message, usage, error, aborted=self._aborted)
+        self._emit(ended)
+        return ended
+
+    def _record(self, message: Message) -> None:
+        self.messages.append(message)
+        self.session.append_message(message)
+
+    async def _abortable(self, work: Awaitable[T]) -> T:
+        self._inner = asyncio.ensure_future(work)
+        try:
+            return await self._inner
+        finally:
+            self._inner = None
+
+    async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderError | None]:
+        partial: list[str] = []
+        try:
+            done = await self._abortable(self._stream(partial))
+        except asyncio.CancelledError:
+            if not self._aborted:
+                raise
+            done = llm_events.StreamDone(self._aborted_message("".join(partial)))
+        message = done.message
+        turn_usage.add(message.usage)
+        self.session_usage.add(message.usage)
+        self._record(message)
+        self._emit(ev.MessageCompleted(message))
+        self._emit(ev.UsageReported(message.usage, replace(turn_usage), replace(self.session_usage)))
+        return message, done.error
+
+    async def _stream(self, partial: list[str]) -> llm_events.StreamDone:
+        context = Context(self.config.system_prompt, list(self.messages), [t.spec for t in self.config.tools])
+        stream = stream_response(self.config.model, context, self.config.request_options, self.client)
+        async for event in stream:
+            if isinstance(event, llm_events.TextDelta):
+                partial.append(event.text)
+                self._emit(ev.TextDelta(event.text))
+            elif isinstance(event, llm_events.ThinkingDelta):
+                self._emit(ev.ThinkingDelta(event.text))
+            elif isinstance(event, llm_events.StreamDone):
+                return event
+        raise RuntimeError("the model stream ended without a final message")
+
+    def _aborted_message(self, text: str) -> AssistantMessage:
+        model = self.config.model
+        content: list[Any] = [TextContent(text)] if text else []
+        return AssistantMessage(content, model.provider, model.id, model.api, stop_reason="aborted",
+                                error_message="Aborted by the user.")
+
+    async def _run_tools(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
+        for call in calls:
+            tool = self._tools.get(call.name)
+            summary = tool.summary(call.arguments) if tool else call.name
+            self._emit(ev.ToolStarted(call.id, call.name, call.arguments, summary))
+        try:
+            results = await self._abortable(asyncio.gather(*(self._run_tool(call) for call in calls)))
+        except asyncio.CancelledError:
+            if not self._aborted:
+                raise
+            results = [ToolResult.text(ABORTED_TOOL_TEXT, is_error=True) for _ in calls]
+        messages = []
+        for call, result in zip(calls, results, strict=True):
+            self._emit(ev.ToolEnded(call.id, call.name, result))
+            messages.append(ToolResultMessage(call.id, call.name, result.content, result.is_error))
+        return messages
+
+    async def _run_tool(self, call: ToolCall) -> ToolResult:
+        """Run one call; every failure becomes an error result the model reads, never a crash."""
+        tool = self._tools.get(call.name)
+        if tool is None:
+            available = ", ".join(sorted(self._tools)) or "none"
+            return ToolResult.text(f"Unknown tool '{call.name}'. Available tools: {available}.", is_error=True)
+        timeout = self.config.tool_timeout
+        context = ToolContext(self.config.cwd, timeout, self.config.model.accepts_images, self.config.tool_settings)
+        try:
+            params = tool.validate(call.arguments)
+            return await asyncio.wait_for(tool.execute(params, context), timeout)
+        except ToolError as error:
+            return ToolResult.text(str(error), is_error=True)
+        except TimeoutError:
+            return ToolResult.text(f"{call.name} timed out after {timeout:g} seconds and was stopped.", is_error=True)
+        except Exception as error:  # a bug in a tool must not end the turn
+            return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)

@@ -1,0 +1,64 @@
+"""Events the agent loop emits; UIs subscribe to them and know nothing else of the loop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from miniroom.engine.tool import ToolResult
+from miniroom.llm.errors import ProviderError
+from miniroom.llm.messages import AssistantMessage, Usage
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    summary: str
+
+
+@dataclass(frozen=True)
+class ToolEnded:
+    call_id: str
+    name: str
+    result: ToolResult
+
+
+@dataclass(frozen=True)
+class UsageReported:
+    """One request's usage and the running totals of the turn and the session."""
+
+    request: Usage
+    turn: Usage
+    session: Usage
+
+
+@dataclass(frozen=True)
+class MessageCompleted:
+    message: AssistantMessage
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """The turn is over: `message` is the last assistant message; `error` is set when it failed."""
+
+    message: AssistantMessage
+    usage: Usage
+    error: ProviderError | None = None
+    aborted: bool = False
+
+
+AgentEvent = TextDelta | ThinkingDelta | ToolStarted | ToolEnded | UsageReported | MessageCompleted | TurnEnded
+EventListener = Callable[[AgentEvent], None]

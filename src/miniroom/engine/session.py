@@ -1,0 +1,181 @@
+"""JSONL sessions: an append-only tree of entries (Pi's v3 format), one line each, flushed per entry."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from miniroom.llm.messages import AssistantMessage, Message, TextContent, ToolResultMessage
+from miniroom.llm.serialize import MessageFormatError, message_from_dict, message_to_dict
+
+SESSION_VERSION = 3
+INTERRUPTED_TOOL_TEXT = "The tool call was interrupted before it finished (the process stopped); it has no result."
+
+
+class SessionError(Exception):
+    """A session that cannot be found or read; the message says which and why."""
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class LoadReport:
+    """What loading had to skip: torn or unreadable lines are reported, never silently dropped."""
+
+    skipped_lines: list[int] = field(default_factory=list)
+
+
+class Session:
+    """One session file. Entries are only ever appended; the leaf is the last appended entry."""
+
+    def __init__(self, path: Path, header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+        self.path = path
+        self.header = header
+        self.entries = entries
+        self._by_id = {entry["id"]: entry for entry in entries}
+        self.leaf_id: str | None = entries[-1]["id"] if entries else None
+        self._file: TextIO | None = None
+        self._torn_tail = False
+        self.load_report = LoadReport()
+
+    @property
+    def id(self) -> str:
+        return str(self.header["id"])
+
+    @property
+    def cwd(self) -> str:
+        return str(self.header.get("cwd", ""))
+
+    @classmethod
+    def create(cls, directory: Path, cwd: Path) -> Session:
+        directory.mkdir(parents=True, exist_ok=True)
+        session_id = str(uuid.uuid4())
+        stamp = _now_iso().replace(":", "-").replace(".", "-")
+        path = directory / f"{stamp}_{session_id}.jsonl"
+        header = {"type": "session", "version": SESSION_VERSION, "id": session_id, "timestamp": _now_iso(),
+                  "cwd": str(cwd)}
+        session = cls(path, header, [])
+        session._write_line(header)
+        return session
+
+    @classmethod
+    def load(cls, path: Path) -> Session:
+        """Read a session file; a torn last line (killed process) or a bad line is skipped and reported."""
+        try:
+            raw = path.read_bytes()
+        except OSError as error:
+            raise SessionError(f"Cannot read session file {path}: {error.strerror}") from None
+        records: list[dict[str, Any]] = []
+        report = LoadReport()
+        for number, line in enumerate(raw.split(b"\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                report.skipped_lines.append(number)
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+            else:
+                report.skipped_lines.append(number)
+        if not records or records[0].get("type") != "session":
+            raise SessionError(f"{path} is not a session file: its first line is not a session header.")
+        entries = [r for r in records[1:] if isinstance(r.get("id"), str)]
+        session = cls(path, records[0], entries)
+        session.load_report = report
+        session._torn_tail = bool(raw) and not raw.endswith(b"\n")
+        return session
+
+    def _write_line(self, record: dict[str, Any]) -> None:
+        if self._file is None:
+            self._file = self.path.open("a", encoding="utf-8")
+            if self._torn_tail:  # end the torn fragment so it stays a line of its own, never merged
+                self._file.write("\n")
+                self._torn_tail = False
+        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._file.flush()
+
+    def append(self, entry_type: str, **fields: Any) -> dict[str, Any]:
+        entry_id = secrets.token_hex(4)
+        while entry_id in self._by_id:
+            entry_id = secrets.token_hex(4)
+        entry = {"type": entry_type, "id": entry_id, "parentId": self.leaf_id, "timestamp": _now_iso(), **fields}
+        self._write_line(entry)
+        self.entries.append(entry)
+        self._by_id[entry_id] = entry
+        self.leaf_id = entry_id
+        return entry
+
+    def append_message(self, message: Message) -> dict[str, Any]:
+        return self.append("message", message=message_to_dict(message))
+
+    def branch(self) -> list[dict[str, Any]]:
+        """Entries from the root to the leaf, in order."""
+        path: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        current = self.leaf_id
+        while current is not None and current not in seen:
+            seen.add(current)
+            entry = self._by_id.get(current)
+            if entry is None:
+                break
+            path.append(entry)
+            current = entry.get("parentId")
+        path.reverse()
+        return path
+
+    def messages(self) -> list[Message]:
+        """The conversation on the current branch; unreadable messages are skipped."""
+        result: list[Message] = []
+        for entry in self.branch():
+            if entry["type"] != "message":
+                continue
+            try:
+                result.append(message_from_dict(entry["message"]))
+            except (MessageFormatError, KeyError):
+                continue
+        return result
+
+    def latest(self, entry_type: str) -> dict[str, Any] | None:
+        for entry in reversed(self.branch()):
+            if entry["type"] == entry_type:
+                return entry
+        return None
+
+    def repair_interrupted_tool_calls(self) -> int:
+        """Give every tool call left without a result (a killed process) an error result; return how many."""
+        messages = self.messages()
+        answered = {m.tool_call_id for m in messages if isinstance(m, ToolResultMessage)}
+        last_assistant = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
+        if last_assistant is None:
+            return 0
+        missing = [call for call in last_assistant.tool_calls if call.id not in answered]
+        for call in missing:
+            self.append_message(
+                ToolResultMessage(call.id, call.name, [TextContent(INTERRUPTED_TOOL_TEXT)], is_error=True)
+            )
+        return len(missing)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def sessions_root(agent_dir: Path) -> Path:
+    return agent_dir / "agent-sessions"
+
+
+def directory_for_cwd(agent_dir: Path, cwd: Path) -> Path:
+    """Sessions are kept per working folder: `/home/me/app` -> `--home-me-app--`."""
+    safe = str(cwd.resolve()).strip(os.sep).replace(os.sep, "-").replace(":", "-")
+    return sessions_root(agent_dir) / f"--{safe}--"

@@ -1,0 +1,86 @@
+"""Finding sessions on disk: the latest one of a folder, one by id, or all of them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from miniroom.engine.session import SessionError, directory_for_cwd, sessions_root
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    path: Path
+    cwd: str
+    started: str
+    modified: float
+    message_count: int
+    first_prompt: str
+
+
+def _session_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+
+
+def latest_session_path(agent_dir: Path, cwd: Path) -> Path | None:
+    files = _session_files(directory_for_cwd(agent_dir, cwd))
+    return files[-1] if files else None
+
+
+def find_session_path(agent_dir: Path, session_id: str) -> Path:
+    """Find a session by its id or a unique prefix of it, in any folder."""
+    wanted = session_id.strip()
+    if not wanted:
+        raise SessionError("The session id is empty: give an id from `miniroom sessions list`.")
+    matches = [p for p in sessions_root(agent_dir).glob("*/*.jsonl") if p.stem.split("_", 1)[-1].startswith(wanted)]
+    if not matches:
+        raise SessionError(f"No session with id '{wanted}' in {sessions_root(agent_dir)}. "
+                           "See `miniroom sessions list --all`.")
+    if len(matches) > 1:
+        raise SessionError(f"Session id '{wanted}' is ambiguous ({len(matches)} sessions): give more characters.")
+    return matches[0]
+
+
+def read_session_info(path: Path) -> SessionInfo | None:
+    """Summarise a session file without building its messages; None when it is not a session."""
+    header: dict[str, object] | None = None
+    count = 0
+    first_prompt = ""
+    with path.open("rb") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if header is None:
+                header = record if record.get("type") == "session" else None
+                if header is None:
+                    return None
+                continue
+            if record.get("type") != "message":
+                continue
+            count += 1
+            message = record.get("message") or {}
+            if not first_prompt and message.get("role") == "user":
+                first_prompt = " ".join(
+                    str(b.get("text", "")) for b in message.get("content", []) if isinstance(b, dict)
+                ).strip()
+    if header is None:
+        return None
+    return SessionInfo(str(header.get("id")), path, str(header.get("cwd", "")), str(header.get("timestamp", "")),
+                       path.stat().st_mtime, count, first_prompt)
+
+
+def list_sessions(agent_dir: Path, cwd: Path | None) -> list[SessionInfo]:
+    """Sessions of one folder (or of all when cwd is None), newest last."""
+    files = (
+        _session_files(directory_for_cwd(agent_dir, cwd))
+        if cwd is not None
+        else sorted(sessions_root(agent_dir).glob("*/*.jsonl"), key=lambda p: p.stat().st_mtime)
+    )
+    infos = (read_session_info(path) for path in files)
+    return [info for info in infos if info is not None]

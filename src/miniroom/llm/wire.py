@@ -1,0 +1,178 @@
+"""What both wire protocols share: request options, the request to send, and assembling the reply."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from miniroom.llm.errors import ErrorKind, ProviderError
+from miniroom.llm.events import (
+    StreamDone,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnded,
+    ToolCallStarted,
+)
+from miniroom.llm.messages import (
+    AssistantMessage,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+)
+from miniroom.llm.model import Model, ThinkingLevel
+
+# Tool arguments that are not a JSON object arrive as {INVALID_ARGUMENTS_KEY: raw text}, so the engine can
+# tell the model its call was malformed instead of failing on a missing field.
+INVALID_ARGUMENTS_KEY = "_invalid_json"
+
+_EMPTY_HEADERS: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """How to make one request; the model says where and to whom."""
+
+    thinking_level: ThinkingLevel = "medium"
+    thinking_budget: int = 65536  # Anthropic budget_tokens for every level but off
+    max_tokens: int | None = None  # None: model.max_tokens
+    headers: Mapping[str, str] = field(default=_EMPTY_HEADERS)  # on top of model.headers
+    stream: bool = True
+    timeout: float = 600.0  # read timeout in seconds; connecting has its own short timeout
+
+
+@dataclass(frozen=True)
+class WireRequest:
+    url: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+class ProtocolFailure(Exception):
+    """Raised by a parser for an error the provider reported inside a reply (an SSE `error` event)."""
+
+    def __init__(self, error: ProviderError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def request_headers(model: Model, options: RequestOptions, base: Mapping[str, str]) -> dict[str, str]:
+    """Protocol headers, then the model's, then the request's: later ones win."""
+    headers = {"content-type": "application/json", **base}
+    headers.update(model.headers)
+    headers.update(options.headers)
+    if options.stream:
+        headers["accept"] = "text/event-stream"
+    return headers
+
+
+def parse_tool_arguments(raw: str) -> dict[str, Any]:
+    """A tool call's complete JSON arguments; anything but an object is kept raw under INVALID_ARGUMENTS_KEY."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {INVALID_ARGUMENTS_KEY: raw}
+    return value if isinstance(value, dict) else {INVALID_ARGUMENTS_KEY: raw}
+
+
+def usage_with_cost(model: Model, input: int, output: int, cache_read: int = 0, cache_write: int = 0) -> Usage:
+    cost = model.cost
+    dollars = (
+        input * cost.input + output * cost.output + cache_read * cost.cache_read + cache_write * cost.cache_write
+    ) / 1_000_000
+    return Usage(input=input, output=output, cache_read=cache_read, cache_write=cache_write, cost=dollars)
+
+
+@dataclass
+class _OpenToolCall:
+    call: ToolCall
+    json_parts: list[str] = field(default_factory=list)
+
+
+class MessageAssembler:
+    """Builds the AssistantMessage from a reply's pieces in arrival order, returning the event for each piece."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.message = AssistantMessage(content=[], provider=model.provider, model=model.id, api=model.api)
+        self._open_tools: dict[str, _OpenToolCall] = {}
+        self._block_closed = True  # the next text or thinking piece starts a new block
+
+    def close_block(self) -> None:
+        """The current text or thinking block is complete (Anthropic's content_block_stop)."""
+        self._block_closed = True
+
+    def add_text(self, text: str) -> TextDelta:
+        last = self.message.content[-1] if self.message.content else None
+        if isinstance(last, TextContent) and not self._block_closed:
+            last.text += text
+        else:
+            self.message.content.append(TextContent(text))
+            self._block_closed = False
+        return TextDelta(text)
+
+    def add_thinking(self, text: str) -> ThinkingDelta:
+        last = self.message.content[-1] if self.message.content else None
+        if isinstance(last, ThinkingContent) and not last.redacted and not self._block_closed:
+            last.thinking += text
+        else:
+            self.message.content.append(ThinkingContent(text))
+            self._block_closed = False
+        return ThinkingDelta(text)
+
+    def set_signature(self, signature: str) -> None:
+        """Signs the latest thinking block (signatures may arrive in several deltas)."""
+        for block in reversed(self.message.content):
+            if isinstance(block, ThinkingContent):
+                block.signature = (block.signature or "") + signature
+                return
+
+    def add_redacted_thinking(self, data: str) -> None:
+        self.message.content.append(ThinkingContent("", signature=data, redacted=True))
+        self._block_closed = True
+
+    def start_tool_call(self, call_id: str, name: str) -> ToolCallStarted:
+        call = ToolCall(id=call_id, name=name, arguments={})
+        self.message.content.append(call)
+        self._open_tools[call_id] = _OpenToolCall(call)
+        self._block_closed = True
+        return ToolCallStarted(call_id, name)
+
+    def add_tool_arguments(self, call_id: str, fragment: str) -> ToolCallDelta:
+        self._open_tools[call_id].json_parts.append(fragment)
+        return ToolCallDelta(call_id, fragment)
+
+    def append_tool_name(self, call_id: str, fragment: str) -> None:
+        """Some OpenAI-compatible servers stream a tool's name in pieces."""
+        self._open_tools[call_id].call.name += fragment
+
+    def end_tool_call(self, call_id: str) -> ToolCallEnded:
+        open_call = self._open_tools.pop(call_id)
+        open_call.call.arguments = parse_tool_arguments("".join(open_call.json_parts))
+        return ToolCallEnded(call_id, open_call.call.name, open_call.call.arguments)
+
+    def end_open_tool_calls(self) -> list[ToolCallEnded]:
+        return [self.end_tool_call(call_id) for call_id in list(self._open_tools)]
+
+    def set_usage(self, input: int, output: int, cache_read: int = 0, cache_write: int = 0) -> None:
+        self.message.usage = usage_with_cost(self.model, input, output, cache_read, cache_write)
+
+    def done(self, stop_reason: StopReason) -> StreamDone:
+        self.message.stop_reason = stop_reason
+        return StreamDone(self.message)
+
+    def fail(self, error: ProviderError) -> StreamDone:
+        """Ends the reply with an error; tool calls whose arguments never completed are dropped, never run."""
+        unfinished = {id(open_call.call) for open_call in self._open_tools.values()}
+        self.message.content = [block for block in self.message.content if id(block) not in unfinished]
+        self._open_tools.clear()
+        self.message.stop_reason = "aborted" if error.kind is ErrorKind.ABORTED else "error"
+        self.message.error_message = str(error)
+        return StreamDone(self.message, error)
