@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from miniroom.testing.scripted_provider._model import (
+    Reply,
     Turn,
     dumps,
     error_message_for,
@@ -14,7 +15,10 @@ from miniroom.testing.scripted_provider._model import (
 )
 
 REQUEST_ID_HEADER = "request-id"
-error_type = error_type_for
+
+
+def error_type(reply: Reply) -> str:
+    return error_type_for(reply)
 
 
 def error_body(kind: str, message: str, request_id: str) -> dict[str, Any]:

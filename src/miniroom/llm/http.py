@@ -1,0 +1,150 @@
+"""The HTTP side shared by both protocols: the client, and turning failures into typed `ProviderError`s."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import httpx
+
+from miniroom.llm.errors import ErrorKind, ProviderError
+from miniroom.llm.model import Model
+
+CONNECT_TIMEOUT = 10.0
+_REASON_LIMIT = 500
+
+# Error `type`/`code` words of both protocols, as the HTTP status they stand for, so an error reported
+# inside a stream (HTTP 200) is classified like the same error sent as a status.
+_STATUS_OF_ERROR_TYPE = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "invalid_api_key": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "overloaded_error": 529,
+    "timeout_error": 504,
+}
+_QUOTA = re.compile(r"insufficient_quota|credit|billing|quota exceeded|exceeded your current quota", re.I)
+_CONTEXT_OVERFLOW = re.compile(
+    r"prompt is too long|input is too long|prompt too long|context length|context_length|maximum context"
+    r"|context window|too many tokens",
+    re.I,
+)
+
+
+def make_client() -> httpx.AsyncClient:
+    """One client to share between requests; proxies come from HTTP(S)_PROXY, ALL_PROXY and NO_PROXY."""
+    return httpx.AsyncClient(trust_env=True, timeout=httpx.Timeout(600.0, connect=CONNECT_TIMEOUT))
+
+
+def request_timeout(read_timeout: float) -> httpx.Timeout:
+    return httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT)
+
+
+def error_from_status(model: Model, status: int, body: bytes) -> ProviderError:
+    """An HTTP error response, classified by status, the provider's error type and its reason."""
+    error_type, reason = _read_error_body(body)
+    return classify_error(model, status, error_type, reason, status=status)
+
+
+def error_from_payload(model: Model, payload: Any) -> ProviderError:
+    """An error the provider reported inside a stream: Anthropic's `error` event or OpenAI's `{"error": ...}`."""
+    error_type, reason = _error_fields(payload)
+    return classify_error(model, _STATUS_OF_ERROR_TYPE.get(error_type, 500), error_type, reason, status=None)
+
+
+def classify_error(model: Model, code: int, error_type: str, reason: str, status: int | None) -> ProviderError:
+    """`code` is the HTTP status or what the provider's error type stands for; `status` is what we report."""
+    provider = model.provider
+    reason = reason or error_type or "no reason given"
+    if code == 402 or _QUOTA.search(f"{error_type} {reason}"):
+        message = f"{provider} says the account is out of quota or credit: {reason}. Check its plan and billing."
+        return ProviderError(ErrorKind.QUOTA, message, status)
+    if code == 429:
+        message = f"{provider} rate limit reached: {reason}. Wait a moment, or send fewer requests."
+        return ProviderError(ErrorKind.RATE_LIMIT, message, status)
+    if code in (503, 529) or error_type == "overloaded_error":
+        return ProviderError(ErrorKind.OVERLOADED, f"{provider} is overloaded: {reason}. Try again later.", status)
+    if code in (401, 403):
+        return ProviderError(ErrorKind.AUTH, _auth_message(model, reason), status)
+    if code in (400, 413) and _CONTEXT_OVERFLOW.search(reason):
+        message = (
+            f"the conversation is too long for {model.ref} (context window {model.context_window} tokens): "
+            f"{reason}. Compact the session or start a new one."
+        )
+        return ProviderError(ErrorKind.CONTEXT_OVERFLOW, message, status)
+    if code >= 500:
+        return ProviderError(ErrorKind.SERVER, f"{provider} server error: {reason}", status)
+    hint = f" Check the model id {model.id!r} and the base URL {model.base_url}." if code == 404 else ""
+    return ProviderError(ErrorKind.BAD_REQUEST, f"{provider} rejected the request: {reason}.{hint}", status)
+
+
+def error_from_exception(model: Model, exc: httpx.HTTPError, read_timeout: float) -> ProviderError:
+    """A transport failure: the host could not be reached, the reply stalled, or the connection broke."""
+    where = model.base_url
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.ProxyError):
+        message = f"the proxy refused the connection to {where} ({detail}): check HTTPS_PROXY/HTTP_PROXY/NO_PROXY."
+    elif isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
+        message = f"cannot connect to {where} ({detail}): check the base URL, the network and any proxy settings."
+    elif isinstance(exc, httpx.TimeoutException):
+        message = f"{where} sent nothing for {read_timeout:g} s ({type(exc).__name__}); the reply was abandoned."
+    elif isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        message = f"the base URL {where} is not a valid http(s) URL ({detail}): fix the model's baseUrl."
+    else:
+        message = f"the connection to {where} broke during the reply ({detail}); the reply is incomplete."
+    return ProviderError(ErrorKind.CONNECTION, message)
+
+
+def truncated_connection_error(model: Model) -> ProviderError:
+    message = f"the connection to {model.base_url} closed before the reply was complete; the reply is incomplete."
+    return ProviderError(ErrorKind.CONNECTION, message)
+
+
+def protocol_error(model: Model, problem: str) -> ProviderError:
+    return ProviderError(ErrorKind.PROTOCOL, f"could not understand the reply from {model.base_url}: {problem}")
+
+
+def _auth_message(model: Model, reason: str) -> str:
+    variable = f"{model.provider.upper().replace('-', '_')}_API_KEY"
+    if not model.api_key:
+        return f"{model.provider} refused the request ({reason}): no API key is set. Set {variable} or the model's apiKey."
+    return (
+        f"{model.provider} refused the API key ({reason}). "
+        f"Check the API key variable ({variable} or the model's apiKey) and that it may use {model.id}."
+    )
+
+
+def _read_error_body(body: bytes) -> tuple[str, str]:
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        return "", _shorten(text)
+    error_type, reason = _error_fields(payload)
+    return error_type, reason or _shorten(text)
+
+
+def _error_fields(payload: Any) -> tuple[str, str]:
+    """(type, message) from {"error": {"type", "code", "message"}}, {"error": "..."} or {"message": "..."}."""
+    if not isinstance(payload, dict):
+        return "", ""
+    error = payload.get("error", payload)
+    if isinstance(error, str):
+        return "", _shorten(error)
+    if not isinstance(error, dict):
+        return "", ""
+    error_type = error.get("type") or error.get("code") or ""
+    reason = error.get("message") or error.get("detail") or ""
+    return str(error_type), _shorten(str(reason))
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= _REASON_LIMIT else text[:_REASON_LIMIT] + "…"

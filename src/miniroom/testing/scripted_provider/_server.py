@@ -1,0 +1,310 @@
+"""The loopback server: HTTP/1.1 with keep-alive and chunked SSE, on an asyncio loop in a background thread."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+from collections import deque
+from http import HTTPStatus
+from types import TracebackType
+from typing import Any, Protocol
+
+from miniroom.testing.scripted_provider import _anthropic, _openai
+from miniroom.testing.scripted_provider._model import (
+    ANTHROPIC,
+    NO_REPLY_MESSAGE,
+    OPENAI,
+    RecordedRequest,
+    Reply,
+    Turn,
+    dumps,
+    error_message_for,
+)
+
+
+class _Wire(Protocol):
+    """What each protocol module provides."""
+
+    REQUEST_ID_HEADER: str
+
+    def error_type(self, reply: Reply) -> str: ...
+    def error_body(self, kind: str, message: str, request_id: str) -> dict[str, Any]: ...
+    def message_body(self, turn: Turn) -> dict[str, Any]: ...
+    def stream_events(self, turn: Turn, request: dict[str, Any]) -> list[bytes]: ...
+
+
+_ROUTES: dict[str, tuple[str, _Wire]] = {
+    "/v1/messages": (ANTHROPIC, _anthropic),
+    "/v1/chat/completions": (OPENAI, _openai),
+}
+_BLANK = (b"\r\n", b"\n", b"")
+
+
+class ScriptedProvider:
+    """A fake LLM server on loopback that speaks the Anthropic Messages and OpenAI Chat Completions protocols.
+
+    Replies come from one FIFO queue shared by both endpoints (`script`); every request to an endpoint is
+    recorded (`requests`, `wait_for_requests`). An under-scripted test gets HTTP 500 with the message
+    "scripted provider: no reply scripted for this request".
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.host = host
+        self._requested_port = port
+        self._port = 0
+        self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        self._queue: deque[Reply] = deque()
+        self._cycle: list[Reply] = []
+        self._cycle_next = 0
+        self._requests: list[RecordedRequest] = []
+        # Touched only on the server's loop:
+        self._served = 0
+        self._turns = 0
+        self._tools = 0
+        self._connections: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.Server | None = None
+
+    # Life cycle
+
+    def start(self) -> ScriptedProvider:
+        if self._loop is not None:
+            raise RuntimeError("scripted provider: already started")
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.create_server((self.host, self._requested_port), family=family, backlog=128)
+        self._port = sock.getsockname()[1]
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name=f"scripted-provider:{self._port}", daemon=True
+        )
+        self._thread.start()
+        serving = asyncio.start_server(self._connection, sock=sock)
+        self._server = asyncio.run_coroutine_threadsafe(serving, self._loop).result(timeout=5)
+        return self
+
+    def stop(self) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout=5)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        loop.close()
+        self._loop = self._thread = self._server = None
+
+    def __enter__(self) -> ScriptedProvider:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """The Anthropic base URL (no /v1), e.g. "http://127.0.0.1:40123"."""
+        if not self._port:
+            raise RuntimeError("scripted provider: not started")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self._port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        return self.url + "/v1"
+
+    # Scripting and inspection (any thread)
+
+    def script(self, *replies: Reply) -> None:
+        """Append replies to the queue both endpoints take from, in order."""
+        with self._lock:
+            self._queue.extend(replies)
+
+    def repeat(self, *replies: Reply) -> None:
+        """Once the queue is empty, serve these in a cycle instead of failing (benchmarks, long runs)."""
+        with self._lock:
+            self._cycle, self._cycle_next = list(replies), 0
+
+    @property
+    def pending_replies(self) -> int:
+        """Scripted replies not served yet (the cycle of `repeat` not counted)."""
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A snapshot of the requests received so far, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    def wait_for_requests(self, n: int, timeout: float = 5) -> list[RecordedRequest]:
+        """Block until at least `n` requests arrived; TimeoutError (saying how many did) otherwise."""
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: len(self._requests) >= n, timeout):
+                raise TimeoutError(
+                    f"scripted provider: waited {timeout}s for {n} request(s), received {len(self._requests)}"
+                )
+            return list(self._requests)
+
+    def _take(self, recorded: RecordedRequest) -> Reply | None:
+        with self._arrived:
+            self._requests.append(recorded)
+            self._arrived.notify_all()
+            if self._queue:
+                return self._queue.popleft()
+            if self._cycle:
+                reply = self._cycle[self._cycle_next % len(self._cycle)]
+                self._cycle_next += 1
+                return reply
+            return None
+
+    # The server (its loop's thread only)
+
+    async def _shutdown(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        connections = list(self._connections)
+        for task in connections:
+            task.cancel()
+        await asyncio.gather(*connections, return_exceptions=True)
+        await self._server.wait_closed()
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            while await self._exchange(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+            pass  # the client went away, or sent something that is not HTTP
+        finally:
+            self._connections.discard(task)
+            writer.close()
+
+    async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """One request and its response; whether the connection stays open for another."""
+        line = await reader.readline()
+        while line in (b"\r\n", b"\n"):
+            line = await reader.readline()
+        if not line:
+            return False
+        method, target, version = line.decode("latin-1").split()  # ValueError: not HTTP, close
+        headers: dict[str, str] = {}
+        while (raw := await reader.readline()) not in _BLANK:
+            name, _, value = raw.decode("latin-1").partition(":")
+            key, value = name.strip().lower(), value.strip()
+            headers[key] = f"{headers[key]}, {value}" if key in headers else value
+        if headers.get("expect", "").lower() == "100-continue":
+            writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            body = await _read_chunked(reader)
+        else:
+            body = await reader.readexactly(int(headers.get("content-length") or 0))
+        keep = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
+        response = _Response(writer, chunked=version == "HTTP/1.1", keep=keep)
+        await self._respond(method, target, headers, body, response)
+        return response.keep
+
+    async def _respond(
+        self, method: str, target: str, headers: dict[str, str], body: bytes, response: _Response
+    ) -> None:
+        path = target.partition("?")[0]
+        route = _ROUTES.get(path)
+        if route is None or method != "POST":
+            message = f"scripted provider: nothing at {method} {path}; POST /v1/messages or /v1/chat/completions"
+            await response.json(404, _anthropic.error_body("not_found_error", message, ""), {})
+            return
+        protocol, wire = route
+        text = body.decode("utf-8", "replace")
+        try:
+            request = json.loads(text)
+        except ValueError:
+            request = None
+        reply: Reply | None
+        if isinstance(request, dict):
+            reply = self._take(RecordedRequest(protocol, target, headers, request))
+            reply = reply or Reply.error(500, "", NO_REPLY_MESSAGE)
+        else:
+            request = {}
+            reply = Reply.error(400, "invalid_request_error", "scripted provider: the body is not a JSON object")
+        self._served += 1
+        request_id = f"req_scripted_{self._served:04d}"
+        extra = {wire.REQUEST_ID_HEADER: request_id, **reply.headers}
+        streaming = request.get("stream") is True
+        if reply.drop_after_events is not None and not (streaming and reply.status == 200):
+            await asyncio.sleep(reply.delay)
+            response.keep = False  # a JSON answer is never half-sent: the connection closes without one
+            return
+        if reply.status != 200 or (reply.error_type and not streaming):
+            await asyncio.sleep(reply.delay)
+            error = wire.error_body(wire.error_type(reply), error_message_for(reply), request_id)
+            await response.json(reply.status, error, extra)
+            return
+        self._turns += 1
+        turn = Turn.build(reply, request, text, self._turns, self._tools + 1)
+        self._tools += len(reply.tool_calls)
+        if streaming:
+            events = wire.stream_events(turn, request)
+            await response.stream(events, reply.delay, reply.drop_after_events, extra)
+        else:
+            await asyncio.sleep(reply.delay)
+            await response.json(200, wire.message_body(turn), extra)
+
+
+class _Response:
+    def __init__(self, writer: asyncio.StreamWriter, *, chunked: bool, keep: bool) -> None:
+        self.writer = writer
+        self.chunked = chunked
+        self.keep = keep
+
+    def _head(self, status: int, headers: dict[str, str]) -> bytes:
+        try:
+            reason = HTTPStatus(status).phrase
+        except ValueError:
+            reason = "Overloaded" if status == 529 else "Error"
+        lines = [f"HTTP/1.1 {status} {reason}", *(f"{name}: {value}" for name, value in headers.items())]
+        if not self.keep:
+            lines.append("connection: close")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    async def json(self, status: int, body: dict[str, Any], extra: dict[str, str]) -> None:
+        data = dumps(body)
+        headers = {"content-type": "application/json", "content-length": str(len(data)), **extra}
+        self.writer.write(self._head(status, headers) + data)
+        await self.writer.drain()
+
+    async def stream(self, events: list[bytes], delay: float, drop_after: int | None, extra: dict[str, str]) -> None:
+        """The events as SSE, one HTTP chunk each; with `drop_after`, only that many and no end of body."""
+        if drop_after is not None:
+            events = events[:drop_after]
+        self.keep = self.keep and self.chunked and drop_after is None
+        headers = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
+        if self.chunked:
+            headers["transfer-encoding"] = "chunked"
+        head = self._head(200, headers | extra)
+        frames = [b"%x\r\n%s\r\n" % (len(event), event) for event in events] if self.chunked else events
+        end = b"0\r\n\r\n" if self.chunked and drop_after is None else b""
+        if delay <= 0:
+            self.writer.write(head + b"".join(frames) + end)
+        else:
+            self.writer.write(head)
+            for frame in frames:
+                await self.writer.drain()
+                await asyncio.sleep(delay)
+                self.writer.write(frame)
+            self.writer.write(end)
+        await self.writer.drain()
+
+
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    parts = []
+    while size := int((await reader.readline()).split(b";")[0].strip() or b"0", 16):
+        parts.append(await reader.readexactly(size))
+        await reader.readexactly(2)
+    while await reader.readline() not in _BLANK:
+        pass  # trailers
+    return b"".join(parts)

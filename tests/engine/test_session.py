@@ -1,0 +1,112 @@
+"""JSONL sessions: append-only tree, torn lines recovered, interrupted tool calls repaired."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from miniroom.engine.session import INTERRUPTED_TOOL_TEXT, Session, SessionError, directory_for_cwd
+from miniroom.engine.session_index import find_session_path, latest_session_path, list_sessions
+from miniroom.llm.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_entries_form_a_tree_in_pi_v3_format(tmp_path: Path) -> None:
+    session = Session.create(tmp_path / "s", tmp_path)
+    first = session.append_message(UserMessage.of_text("hello"))
+    second = session.append_message(AssistantMessage([TextContent("hi")], model="m"))
+    session.close()
+    header, *entries = _lines(session.path)
+    assert header == {"type": "session", "version": 3, "id": session.id, "timestamp": header["timestamp"],
+                      "cwd": str(tmp_path)}
+    assert entries[0]["parentId"] is None
+    assert entries[1]["parentId"] == first["id"]
+    assert entries[1]["id"] == second["id"]
+    assert entries[1]["message"]["role"] == "assistant"
+
+
+def test_each_entry_is_on_disk_as_soon_as_it_is_appended(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path)
+    session.append_message(UserMessage.of_text("one"))
+    assert len(_lines(session.path)) == 2  # not closed yet: flushed per entry
+
+
+def test_resume_rebuilds_the_conversation(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path)
+    session.append_message(UserMessage.of_text("question"))
+    session.append("model_change", provider="p", modelId="m")
+    session.append_message(AssistantMessage([TextContent("answer")]))
+    session.close()
+    loaded = Session.load(session.path)
+    assert [m.role for m in loaded.messages()] == ["user", "assistant"]
+    assert loaded.latest("model_change") is not None
+    assert loaded.messages()[1].content[0] == TextContent("answer")
+
+
+def test_torn_last_line_is_skipped_reported_and_never_merged(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path)
+    session.append_message(UserMessage.of_text("kept"))
+    session.close()
+    with session.path.open("a") as handle:
+        handle.write('{"type":"message","id":"dead","parentId":null,"mess')  # killed mid-write
+    before = session.path.read_bytes()
+    loaded = Session.load(session.path)
+    assert [m.role for m in loaded.messages()] == ["user"]
+    assert loaded.load_report.skipped_lines == [3]
+    loaded.append_message(AssistantMessage([TextContent("after")]))
+    loaded.close()
+    after = session.path.read_bytes()
+    assert after.startswith(before)  # never rewritten in place: only appended
+    again = Session.load(session.path)
+    assert [m.role for m in again.messages()] == ["user", "assistant"]
+
+
+def test_interrupted_tool_call_is_repaired_with_an_error_result(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path)
+    session.append_message(UserMessage.of_text("run it"))
+    calls = [ToolCall("c1", "bash", {"command": "ls"}), ToolCall("c2", "read", {"path": "x"})]
+    session.append_message(AssistantMessage(list(calls), stop_reason="tool_use"))
+    session.append_message(ToolResultMessage("c1", "bash", [TextContent("ok")]))
+    session.close()
+    loaded = Session.load(session.path)
+    assert loaded.repair_interrupted_tool_calls() == 1
+    last = loaded.messages()[-1]
+    assert isinstance(last, ToolResultMessage)
+    assert (last.tool_call_id, last.is_error, last.text) == ("c2", True, INTERRUPTED_TOOL_TEXT)
+    assert loaded.repair_interrupted_tool_calls() == 0
+
+
+def test_a_file_that_is_not_a_session_is_refused_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"hello": 1}\n')
+    with pytest.raises(SessionError, match="not a session file"):
+        Session.load(path)
+    with pytest.raises(SessionError, match="Cannot read session file"):
+        Session.load(tmp_path / "missing.jsonl")
+
+
+def test_sessions_are_found_per_folder_and_by_id_prefix(tmp_path: Path) -> None:
+    agent_dir = tmp_path / "agent"
+    project = tmp_path / "project"
+    project.mkdir()
+    older = Session.create(directory_for_cwd(agent_dir, project), project)
+    older.append_message(UserMessage.of_text("first question"))
+    newer = Session.create(directory_for_cwd(agent_dir, project), project)
+    newer.append_message(UserMessage.of_text("second question"))
+    older.close()
+    newer.close()
+    import os
+
+    os.utime(older.path, (1, 1))
+    assert latest_session_path(agent_dir, project) == newer.path
+    assert find_session_path(agent_dir, older.id[:8]) == older.path
+    infos = list_sessions(agent_dir, project)
+    assert [i.first_prompt for i in infos] == ["first question", "second question"]
+    assert latest_session_path(agent_dir, tmp_path) is None
+    with pytest.raises(SessionError, match="No session with id 'nope'"):
+        find_session_path(agent_dir, "nope")
