@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from miniroom import __version__
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def _add_session_options(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +22,8 @@ def _add_session_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # not at module level: `--version` answers without it
+
     parser = argparse.ArgumentParser(prog="miniroom", description="A self-hosted home for AI agents.")
     parser.add_argument("--version", action="version", version=f"miniroom {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -42,7 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments == ["--version"]:  # the fast path scripts call often
+        print(f"miniroom {__version__}")
+        return 0
+    args = build_parser().parse_args(arguments)
     if args.command == "run":
         from miniroom.cli.run import run_command
 

@@ -59,7 +59,9 @@ def _split_thinking(name: str) -> tuple[str, ThinkingLevel | None]:
     if not colon:
         return name, None
     if not tail:
-        raise ModelConfigError(f'The model name "{name}" ends with ":" but no thinking level: {EXPECTED_FORM}.')
+        raise ModelConfigError(
+            f'The model name "{name}" ends with ":" but no thinking level: {EXPECTED_FORM}.'
+        )
     level = _thinking_level(tail)
     if level is None:
         return name, None

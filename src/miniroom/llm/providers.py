@@ -21,7 +21,7 @@ class KnownModel:
     max_tokens: int = DEFAULT_MAX_TOKENS
     reasoning: bool = True
     accepts_images: bool = False
-    cost: ModelCost = ModelCost()
+    cost: ModelCost = field(default_factory=ModelCost)
 
 
 @dataclass(frozen=True)
@@ -57,10 +57,22 @@ _ANTHROPIC_MODELS = _models(
 # DeepSeek's list prices (cache miss / output / cache hit); the 1M window and 384K output are documented.
 _DEEPSEEK_MODELS = _models(
     KnownModel(
-        "deepseek-v4-flash", "DeepSeek V4 Flash", 1_048_576, 393_216, True, False, ModelCost(0.14, 0.28, 0.0028)
+        "deepseek-v4-flash",
+        "DeepSeek V4 Flash",
+        1_048_576,
+        393_216,
+        True,
+        False,
+        ModelCost(0.14, 0.28, 0.0028),
     ),
     KnownModel(
-        "deepseek-v4-pro", "DeepSeek V4 Pro", 1_048_576, 393_216, True, False, ModelCost(0.435, 0.87, 0.003625)
+        "deepseek-v4-pro",
+        "DeepSeek V4 Pro",
+        1_048_576,
+        393_216,
+        True,
+        False,
+        ModelCost(0.435, 0.87, 0.003625),
     ),
 )
 
@@ -120,7 +132,12 @@ _TEMPLATES: tuple[ProviderTemplate, ...] = (
         "MINIMAX_API_KEY",
     ),
     ProviderTemplate(
-        "moonshot", "Moonshot", "openai-completions", "https://api.moonshot.ai/v1", "bearer", "MOONSHOT_API_KEY"
+        "moonshot",
+        "Moonshot",
+        "openai-completions",
+        "https://api.moonshot.ai/v1",
+        "bearer",
+        "MOONSHOT_API_KEY",
     ),
     ProviderTemplate(
         "openai",

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from miniroom.llm.errors import ErrorKind, ProviderError
 from miniroom.llm.events import (
     StreamDone,
+    StreamEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -19,6 +20,7 @@ from miniroom.llm.events import (
 )
 from miniroom.llm.messages import (
     AssistantMessage,
+    Context,
     StopReason,
     TextContent,
     ThinkingContent,
@@ -26,6 +28,7 @@ from miniroom.llm.messages import (
     Usage,
 )
 from miniroom.llm.model import Model, ThinkingLevel
+from miniroom.llm.sse import SseEvent
 
 # Tool arguments that are not a JSON object arrive as {INVALID_ARGUMENTS_KEY: raw text}, so the engine can
 # tell the model its call was malformed instead of failing on a missing field.
@@ -61,9 +64,35 @@ class ProtocolFailure(Exception):
         self.error = error
 
 
-def request_headers(model: Model, options: RequestOptions, base: Mapping[str, str]) -> dict[str, str]:
-    """Protocol headers, then the model's, then the request's: later ones win."""
+class ReplyParser(Protocol):
+    """Reads one protocol's reply into a MessageAssembler; raises ProtocolFailure for a reported error."""
+
+    complete: bool  # the reply reached its end marker, so nothing is missing
+    stop_reason: StopReason
+
+    def feed(self, event: SseEvent) -> list[StreamEvent]: ...
+
+    def parse_message(self, data: Any) -> list[StreamEvent]:
+        """A complete (non-streamed) JSON reply."""
+        ...
+
+
+@dataclass(frozen=True)
+class WireProtocol:
+    build_request: Callable[[Model, Context, RequestOptions], WireRequest]
+    new_parser: Callable[[MessageAssembler], ReplyParser]
+
+
+def request_headers(
+    model: Model, options: RequestOptions, base: Mapping[str, str], api_key_header: str
+) -> dict[str, str]:
+    """Protocol headers and the key, then the model's headers, then the request's: later ones win."""
     headers = {"content-type": "application/json", **base}
+    if model.api_key:
+        if model.auth == "api-key":
+            headers[api_key_header] = model.api_key
+        else:
+            headers["authorization"] = f"Bearer {model.api_key}"
     headers.update(model.headers)
     headers.update(options.headers)
     if options.stream:

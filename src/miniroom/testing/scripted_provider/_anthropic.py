@@ -35,7 +35,9 @@ def _usage(turn: Turn, output_tokens: int) -> dict[str, int]:
     }
 
 
-def _message(turn: Turn, content: list[dict[str, Any]], stop_reason: str | None, output: int) -> dict[str, Any]:
+def _message(
+    turn: Turn, content: list[dict[str, Any]], stop_reason: str | None, output: int
+) -> dict[str, Any]:
     return {
         "id": f"msg_{turn.number:02d}",
         "type": "message",
@@ -70,20 +72,32 @@ def stream_events(turn: Turn, request: dict[str, Any]) -> list[bytes]:
     del request  # the stream's shape does not depend on it
     reply = turn.reply
     output = turn.usage[1]
-    events = [_event("message_start", {"type": "message_start", "message": _message(turn, [], None, min(1, output))})]
+    events = [
+        _event(
+            "message_start", {"type": "message_start", "message": _message(turn, [], None, min(1, output))}
+        )
+    ]
     blocks: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []  # (content_block, deltas)
     if reply.thinking:
         deltas = [{"type": "thinking_delta", "thinking": part} for part in fragments(reply.thinking)]
         deltas.append({"type": "signature_delta", "signature": turn.signature})
         blocks.append(({"type": "thinking", "thinking": ""}, deltas))
     if reply.text:
-        blocks.append(({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in fragments(reply.text)]))
-    for tool_id, (name, _), arguments in zip(turn.tool_ids("toolu_"), reply.tool_calls, turn.arguments, strict=True):
+        blocks.append(
+            ({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in fragments(reply.text)])
+        )
+    for tool_id, (name, _), arguments in zip(
+        turn.tool_ids("toolu_"), reply.tool_calls, turn.arguments, strict=True
+    ):
         parts = ["", *split_arguments(arguments)]  # the API opens with an empty partial_json
         deltas = [{"type": "input_json_delta", "partial_json": part} for part in parts]
         blocks.append(({"type": "tool_use", "id": tool_id, "name": name, "input": {}}, deltas))
     for index, (block, deltas) in enumerate(blocks):
-        events.append(_event("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
+        events.append(
+            _event(
+                "content_block_start", {"type": "content_block_start", "index": index, "content_block": block}
+            )
+        )
         if index == 0:
             events.append(_event("ping", {"type": "ping"}))
         events.extend(

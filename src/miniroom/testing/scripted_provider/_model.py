@@ -1,4 +1,4 @@
-"""What a test scripts (`Reply`), what the server saw (`RecordedRequest`), and one reply ready to render (`Turn`)."""
+"""Scripted replies (`Reply`), recorded requests (`RecordedRequest`), a reply bound to a request (`Turn`)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,12 @@ def split_arguments(arguments: str) -> list[str]:
 
 
 # Each protocol's stop words, and the other protocol's word for the same thing.
-_TO_ANTHROPIC = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens", "content_filter": "refusal"}
+_TO_ANTHROPIC = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
 _TO_OPENAI = {
     "end_turn": "stop",
     "stop_sequence": "stop",
@@ -98,7 +103,9 @@ class Turn:
             produced = len(reply.text) + len(reply.thinking) + sum(map(len, arguments))
             usage = (len(body_text) // 4, produced // 4, 0, 0)
         model = body.get("model")
-        return cls(reply, model if isinstance(model, str) else "scripted-model", number, first_tool, arguments, usage)
+        return cls(
+            reply, model if isinstance(model, str) else "scripted-model", number, first_tool, arguments, usage
+        )
 
     @property
     def signature(self) -> str:
@@ -136,7 +143,9 @@ _DEFAULT_ERROR_TYPES = {
 def error_type_for(reply: Reply) -> str:
     if reply.error_type:
         return reply.error_type
-    return _DEFAULT_ERROR_TYPES.get(reply.status, "api_error" if reply.status >= 500 else "invalid_request_error")
+    return _DEFAULT_ERROR_TYPES.get(
+        reply.status, "api_error" if reply.status >= 500 else "invalid_request_error"
+    )
 
 
 def error_message_for(reply: Reply) -> str:

@@ -61,13 +61,18 @@ def _envelope(turn: Turn, kind: str) -> dict[str, Any]:
 
 def message_body(turn: Turn) -> dict[str, Any]:
     reply = turn.reply
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or (None if reply.tool_calls else "")}
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": reply.text or (None if reply.tool_calls else ""),
+    }
     if reply.thinking:
         message["reasoning_content"] = reply.thinking
     if reply.tool_calls:
         message["tool_calls"] = [
             {"id": tool_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-            for tool_id, (name, _), arguments in zip(turn.tool_ids("call_"), reply.tool_calls, turn.arguments, strict=True)
+            for tool_id, (name, _), arguments in zip(
+                turn.tool_ids("call_"), reply.tool_calls, turn.arguments, strict=True
+            )
         ]
     message["refusal"] = None
     choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": turn.openai_finish()}
@@ -76,7 +81,8 @@ def message_body(turn: Turn) -> dict[str, Any]:
 
 def stream_events(turn: Turn, request: dict[str, Any]) -> list[bytes]:
     """A role chunk, reasoning_content/content/tool_calls chunks, a finish_reason chunk, the usage chunk when
-    stream_options.include_usage is set, then [DONE]; a mid-stream error ends with a data: {"error": ...} chunk."""
+    stream_options.include_usage is set, then [DONE]; a mid-stream error ends with a data: {"error": ...}
+    chunk instead."""
     reply = turn.reply
     options = request.get("stream_options")
     include_usage = isinstance(options, dict) and options.get("include_usage") is True
@@ -93,7 +99,12 @@ def stream_events(turn: Turn, request: dict[str, Any]) -> list[bytes]:
     for index, (tool_id, (name, _), arguments) in enumerate(
         zip(turn.tool_ids("call_"), reply.tool_calls, turn.arguments, strict=True)
     ):
-        opening = {"index": index, "id": tool_id, "type": "function", "function": {"name": name, "arguments": ""}}
+        opening = {
+            "index": index,
+            "id": tool_id,
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
         events.append(chunk({"tool_calls": [opening]}))
         events.extend(
             chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]})

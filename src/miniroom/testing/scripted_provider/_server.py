@@ -1,4 +1,4 @@
-"""The loopback server: HTTP/1.1 with keep-alive and chunked SSE, on an asyncio loop in a background thread."""
+"""The loopback server: HTTP/1.1, keep-alive, chunked SSE, on an asyncio loop in a background thread."""
 
 from __future__ import annotations
 
@@ -181,6 +181,8 @@ class ScriptedProvider:
                 pass
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
             pass  # the client went away, or sent something that is not HTTP
+        except asyncio.CancelledError:
+            pass  # stop(): ending quietly spares Python 3.11's stream callback a traceback
         finally:
             self._connections.discard(task)
             writer.close()
@@ -215,7 +217,9 @@ class ScriptedProvider:
         path = target.partition("?")[0]
         route = _ROUTES.get(path)
         if route is None or method != "POST":
-            message = f"scripted provider: nothing at {method} {path}; POST /v1/messages or /v1/chat/completions"
+            message = (
+                f"scripted provider: nothing at {method} {path}; POST /v1/messages or /v1/chat/completions"
+            )
             await response.json(404, _anthropic.error_body("not_found_error", message, ""), {})
             return
         protocol, wire = route
@@ -230,17 +234,19 @@ class ScriptedProvider:
             reply = reply or Reply.error(500, "", NO_REPLY_MESSAGE)
         else:
             request = {}
-            reply = Reply.error(400, "invalid_request_error", "scripted provider: the body is not a JSON object")
+            reply = Reply.error(
+                400, "invalid_request_error", "scripted provider: the body is not a JSON object"
+            )
         self._served += 1
         request_id = f"req_scripted_{self._served:04d}"
         extra = {wire.REQUEST_ID_HEADER: request_id, **reply.headers}
         streaming = request.get("stream") is True
         if reply.drop_after_events is not None and not (streaming and reply.status == 200):
-            await asyncio.sleep(reply.delay)
+            await _pause(reply.delay)
             response.keep = False  # a JSON answer is never half-sent: the connection closes without one
             return
         if reply.status != 200 or (reply.error_type and not streaming):
-            await asyncio.sleep(reply.delay)
+            await _pause(reply.delay)
             error = wire.error_body(wire.error_type(reply), error_message_for(reply), request_id)
             await response.json(reply.status, error, extra)
             return
@@ -251,7 +257,7 @@ class ScriptedProvider:
             events = wire.stream_events(turn, request)
             await response.stream(events, reply.delay, reply.drop_after_events, extra)
         else:
-            await asyncio.sleep(reply.delay)
+            await _pause(reply.delay)
             await response.json(200, wire.message_body(turn), extra)
 
 
@@ -277,7 +283,9 @@ class _Response:
         self.writer.write(self._head(status, headers) + data)
         await self.writer.drain()
 
-    async def stream(self, events: list[bytes], delay: float, drop_after: int | None, extra: dict[str, str]) -> None:
+    async def stream(
+        self, events: list[bytes], delay: float, drop_after: int | None, extra: dict[str, str]
+    ) -> None:
         """The events as SSE, one HTTP chunk each; with `drop_after`, only that many and no end of body."""
         if drop_after is not None:
             events = events[:drop_after]
@@ -308,3 +316,8 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
     while await reader.readline() not in _BLANK:
         pass  # trailers
     return b"".join(parts)
+
+
+async def _pause(seconds: float) -> None:
+    if seconds > 0:
+        await asyncio.sleep(seconds)

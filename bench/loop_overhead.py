@@ -1,0 +1,70 @@
+"""Engine overhead per tool round trip: the agent loop against raw HTTP exchanges with the same provider.
+
+Budget: under 2 ms per round trip beyond the HTTP exchange itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from miniroom.engine.agent import Agent, AgentConfig
+from miniroom.engine.session import Session
+from miniroom.llm.model import Model
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from miniroom.tools import builtin_tools
+
+ROUND_TRIPS = 200
+BUDGET_MS = 2.0
+
+
+def _script(provider: ScriptedProvider) -> None:
+    calls = [Reply(tool_calls=[("ls", {"path": "."})], usage=(100, 10, 0, 0)) for _ in range(ROUND_TRIPS)]
+    provider.script(*calls, Reply(text="done", usage=(100, 10, 0, 0)))
+
+
+async def _raw(provider: ScriptedProvider, body: dict[str, Any]) -> float:
+    async with httpx.AsyncClient() as client:
+        start = time.perf_counter()
+        for _ in range(ROUND_TRIPS + 1):
+            async with client.stream("POST", f"{provider.url}/v1/messages", json=body) as response:
+                async for _chunk in response.aiter_bytes():
+                    pass
+        return time.perf_counter() - start
+
+
+async def _engine(provider: ScriptedProvider, folder: Path) -> float:
+    model = Model(id="bench", provider="scripted", api="anthropic-messages", base_url=provider.url, api_key="k")
+    config = AgentConfig(model, "bench", builtin_tools(), folder)
+    async with httpx.AsyncClient() as client:
+        agent = Agent(config, Session.create(folder / ".sessions", folder), client)
+        start = time.perf_counter()
+        ended = await agent.prompt("list the folder again and again")
+        elapsed = time.perf_counter() - start
+    assert ended.message.text == "done", ended
+    return elapsed
+
+
+def main() -> int:
+    with ScriptedProvider() as provider, tempfile.TemporaryDirectory() as folder:
+        _script(provider)
+        body = {"model": "bench", "max_tokens": 100, "stream": True, "messages": [{"role": "user", "content": "x"}]}
+        raw = asyncio.run(_raw(provider, body))
+        _script(provider)
+        engine = asyncio.run(_engine(provider, Path(folder)))
+    overhead_ms = (engine - raw) / (ROUND_TRIPS + 1) * 1000
+    verdict = "ok" if overhead_ms < BUDGET_MS else "OVER BUDGET"
+    print(f"loop overhead: {ROUND_TRIPS} tool round trips | raw HTTP {raw * 1000 / (ROUND_TRIPS + 1):.2f} ms each | "
+          f"engine {engine * 1000 / (ROUND_TRIPS + 1):.2f} ms each | overhead {overhead_ms:.2f} ms "
+          f"(budget {BUDGET_MS} ms; includes running the ls tool and writing the session) {verdict}")
+    return 0 if overhead_ms < BUDGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

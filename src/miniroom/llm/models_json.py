@@ -1,0 +1,249 @@
+"""`models.json` in Pi's format: loading, validation with errors for people, and `$VAR` value resolution."""
+
+from __future__ import annotations
+
+import json
+import re
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+from pydantic_core import ErrorDetails
+
+from miniroom.llm.model import Api
+from miniroom.llm.model_name import ModelConfigError
+
+MODELS_JSON = "models.json"
+_MAX_REPORTED_ERRORS = 5
+
+PositiveInt = Annotated[int, Field(gt=0)]
+Price = Annotated[float, Field(ge=0)]
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, extra="forbid", strict=True, frozen=True)
+
+
+class CostEntry(_Entry):
+    """US dollars per million tokens."""
+
+    input: Price = 0.0
+    output: Price = 0.0
+    cache_read: Price = 0.0
+    cache_write: Price = 0.0
+
+
+class ModelOverrideEntry(_Entry):
+    """Changes to a template's model; every field is optional."""
+
+    name: NonEmptyStr | None = None
+    reasoning: bool | None = None
+    input: list[Literal["text", "image"]] | None = None
+    context_window: PositiveInt | None = None
+    max_tokens: PositiveInt | None = None
+    cost: CostEntry | None = None
+    headers: dict[str, str] | None = None
+    # Pi options miniroom accepts so a Pi file loads unchanged, but does not use.
+    compat: dict[str, Any] | None = None
+    thinking_level_map: dict[str, Any] | None = None
+    input_limits: dict[str, Any] | None = None
+    prompt_cache: dict[str, Any] | None = None
+    sampling_params: dict[str, Any] | None = None
+
+
+class ModelEntry(ModelOverrideEntry):
+    id: NonEmptyStr
+    api: Api | None = None
+    base_url: NonEmptyStr | None = None
+
+
+class ProviderEntry(_Entry):
+    name: str | None = None
+    base_url: NonEmptyStr | None = None
+    api: Api | None = None
+    api_key: NonEmptyStr | None = None
+    auth_header: bool | None = None
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+    models: list[ModelEntry] | None = None
+    model_overrides: dict[str, ModelOverrideEntry] | None = None
+
+    def find_model(self, model_id: str) -> ModelEntry | None:
+        """The last definition of `model_id` wins, as in Pi's upsert."""
+        matches = [model for model in self.models or () if model.id == model_id]
+        return matches[-1] if matches else None
+
+    def find_override(self, model_id: str) -> ModelOverrideEntry | None:
+        return (self.model_overrides or {}).get(model_id)
+
+
+class ModelsFile(_Entry):
+    providers: dict[str, ProviderEntry]
+
+
+def load_models_json(path: Path) -> ModelsFile | None:
+    """Load and validate `path`; None when it does not exist, `ModelConfigError` when it is broken."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise ModelConfigError(f"{path} is not UTF-8 text; save it as UTF-8 JSON.") from None
+    except OSError as exc:
+        raise ModelConfigError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    try:
+        data = json.loads(strip_json_comments(text))
+    except json.JSONDecodeError as exc:
+        raise ModelConfigError(
+            f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+        ) from None
+    try:
+        return ModelsFile.model_validate(data)
+    except ValidationError as exc:
+        raise ModelConfigError(_describe_errors(path, exc)) from None
+
+
+def strip_json_comments(text: str) -> str:
+    """Blank out // and /* */ comments (Pi allows them), keeping every line and column in place."""
+    out: list[str] = []
+    index, length = 0, len(text)
+    in_string = False
+    while index < length:
+        char = text[index]
+        pair = text[index : index + 2]
+        if in_string:
+            out.append(pair if char == "\\" else char)
+            index += 2 if char == "\\" else 1
+            in_string = char != '"'
+        elif pair in ("//", "/*"):
+            end = text.find("\n" if pair == "//" else "*/", index + 2)
+            end = length if end < 0 else end + (0 if pair == "//" else 2)
+            out.append(re.sub(r"[^\n]", " ", text[index:end]))
+            index = end
+        else:
+            out.append(char)
+            in_string = char == '"'
+            index += 1
+    return "".join(out)
+
+
+_PLAIN_MESSAGES = {
+    "missing": "this key is required",
+    "model_type": "must be a JSON object",
+    "dict_type": "must be a JSON object",
+    "list_type": "must be a JSON array",
+    "string_type": "must be a string",
+    "bool_type": "must be true or false",
+    "int_type": "must be a whole number",
+    "float_type": "must be a number",
+    "string_too_short": "must not be empty",
+}
+
+
+def _describe_errors(path: Path, exc: ValidationError) -> str:
+    errors = exc.errors(include_input=False, include_url=False)
+    lines = [f"  - {_json_path(error['loc'])}: {_plain_message(error)}" for error in errors]
+    more = len(lines) - _MAX_REPORTED_ERRORS
+    shown = lines[:_MAX_REPORTED_ERRORS] + ([f"  … and {more} more"] if more > 0 else [])
+    return f"{path} is not a valid models.json (Pi's format):\n" + "\n".join(shown)
+
+
+def _plain_message(error: ErrorDetails) -> str:
+    if error["type"] == "extra_forbidden":
+        allowed = ", ".join(_allowed_keys(error["loc"][:-1]))
+        return f"unknown key; the keys allowed here are: {allowed}"
+    return _PLAIN_MESSAGES.get(error["type"], error["msg"])
+
+
+def _json_path(loc: tuple[int | str, ...]) -> str:
+    """`("providers", "my llm", "models", 0, "id")` -> `providers["my llm"].models[0].id`."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            path += f".{part}" if path else part
+        else:
+            path += f"[{json.dumps(part)}]"
+    return path or "(the top level)"
+
+
+def _allowed_keys(loc: tuple[int | str, ...]) -> list[str]:
+    """The keys the schema accepts at `loc`, found by walking the pydantic models along it."""
+    node: Any = ModelsFile
+    for part in loc:
+        node = _child_type(node, part)
+    node = _without_none(node)
+    if isinstance(node, type) and issubclass(node, BaseModel):
+        return [field.alias or name for name, field in node.model_fields.items()]
+    return []
+
+
+def _child_type(node: Any, part: int | str) -> Any:
+    node = _without_none(node)
+    if isinstance(node, type) and issubclass(node, BaseModel):
+        fields = {field.alias or name: field.annotation for name, field in node.model_fields.items()}
+        return fields.get(str(part))
+    if get_origin(node) in (list, dict):
+        return get_args(node)[-1]
+    return None
+
+
+def _without_none(node: Any) -> Any:
+    if get_origin(node) in (Union, types.UnionType):
+        return next(arg for arg in get_args(node) if arg is not type(None))
+    return node
+
+
+def env_value(env: Mapping[str, str], name: str) -> str | None:
+    """The variable's value; an empty (or blank) value counts as unset."""
+    value = env.get(name, "").strip()
+    return value or None
+
+
+@dataclass(frozen=True)
+class ConfigValue:
+    value: str | None  # None: it names an environment variable that is not set
+    variable: str | None = None  # the environment variable it names, if any
+
+
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def resolve_config_value(raw: str, env: Mapping[str, str], where: str) -> ConfigValue:
+    """Pi's value forms: `$VAR` / `${VAR}`, the NAME of an environment variable, or a literal."""
+    if raw.startswith("!"):
+        raise ModelConfigError(
+            f'{where} runs a shell command ("!…"), which miniroom does not support: '
+            'put the secret in an environment variable and write "$NAME" instead.'
+        )
+    reference = _ENV_REFERENCE.fullmatch(raw)
+    if reference:
+        name = reference[1] or reference[2]
+        return ConfigValue(env_value(env, name), name)
+    if _ENV_NAME.fullmatch(raw):
+        return ConfigValue(env_value(env, raw), raw)
+    return ConfigValue(raw)
+
+
+def resolve_headers(headers: Mapping[str, str], env: Mapping[str, str], where: str) -> dict[str, str]:
+    """Header values in Pi's forms; a bare NAME that is not set stays literal, an unset `$VAR` is an error."""
+    resolved: dict[str, str] = {}
+    for header, raw in headers.items():
+        value = resolve_config_value(raw, env, f"{where}.headers.{header}")
+        if value.value is not None:
+            resolved[header] = value.value
+        elif raw.startswith("$"):
+            raise ModelConfigError(
+                f"{where}.headers.{header} uses ${value.variable}, which is not set: "
+                "set the variable or remove the header."
+            )
+        else:
+            resolved[header] = raw
+    return resolved

@@ -1,0 +1,42 @@
+"""The `bash` tool: run one shell command in the working folder."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from miniroom.engine.tool import ToolContext, ToolResult
+from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.shell import (
+    CommandText,
+    ShellCommand,
+    TimeoutSeconds,
+    effective_timeout,
+    one_line_summary,
+)
+
+
+class BashParams(Params):
+    command: CommandText = Field(description="The shell command to run.")
+    timeout: TimeoutSeconds = Field(
+        default=None, description="Seconds before the command is killed; capped by the call timeout."
+    )
+
+
+class BashTool(BuiltinTool[BashParams]):
+    name: ClassVar[str] = "bash"
+    description: ClassVar[str] = (
+        "Run a shell command (bash -c) in the working folder; stdout and stderr come back merged, cut to "
+        "the last 2000 lines or 50 KB, with the full output saved to a file named in the result. "
+        "Stdin is empty, so use non-interactive flags; background jobs (`cmd &`) keep running after the call."
+    )
+    params_model = BashParams
+
+    async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
+        shell = ShellCommand(params.command, ctx.cwd, effective_timeout(params.timeout, ctx))
+        outcome = await shell.run()
+        return ToolResult.text(outcome.report(), is_error=outcome.failed, **outcome.details())
+
+    def summary(self, arguments: dict[str, Any]) -> str:
+        return one_line_summary("Bash", str(arguments.get("command", "")))

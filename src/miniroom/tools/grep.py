@@ -1,0 +1,177 @@
+"""The `grep` tool: search file contents with rg (or Python's `re` when rg is missing)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.output import keep_head
+from miniroom.tools.paths import display_path, resolve_inside
+from miniroom.tools.ripgrep import find_rg, matches_name_glob, run_rg, walk_files
+
+MAX_LINE_CHARS = 500
+_BINARY_SNIFF_BYTES = 8192
+_RG_LINE = re.compile(r"(\d+)([:-])(.*)", re.DOTALL)
+
+
+class GrepParams(Params):
+    pattern: str = Field(min_length=1, description="Regex to search for")
+    path: str = Field(".", description="File or folder to search")
+    glob: str | None = Field(None, description="Only files matching this glob, e.g. *.py")
+    ignore_case: bool = Field(False, description="Case-insensitive")
+    literal: bool = Field(False, description="Treat pattern as plain text")
+    context: int = Field(0, ge=0, le=20, description="Lines of context around each match")
+    limit: int = Field(100, ge=1, description="Max matches")
+
+
+@dataclass(frozen=True)
+class GrepLine:
+    """One output line: a match or a context line; `path` is None for a `--` gap between groups."""
+
+    path: str | None
+    number: int = 0
+    text: str = ""
+    is_match: bool = False
+
+    def render(self) -> str:
+        if self.path is None:
+            return "--"
+        text = self.text if len(self.text) <= MAX_LINE_CHARS else self.text[:MAX_LINE_CHARS] + " [line truncated]"
+        return f"{self.path}:{self.number}: {text}" if self.is_match else f"{self.path}-{self.number}- {text}"
+
+
+class GrepTool(BuiltinTool[GrepParams]):
+    name = "grep"
+    description = (
+        "Search file contents for a regex (ripgrep syntax), skipping files ignored by .gitignore. "
+        "Prints file:line: text."
+    )
+    params_model = GrepParams
+
+    async def run(self, params: GrepParams, ctx: ToolContext) -> ToolResult:
+        cwd = ctx.cwd.resolve()
+        target = resolve_inside(cwd, params.path)
+        if not target.exists():
+            raise ToolError(f"Path not found: {params.path}. Check it with ls or find.")
+        rg = find_rg()
+        if rg is None:
+            lines = await asyncio.wait_for(asyncio.to_thread(_python_grep, cwd, target, params), ctx.timeout)
+        else:
+            lines = await _rg_grep(rg, cwd, target, params, ctx.timeout)
+        return _format(lines, params)
+
+    def summary(self, arguments: dict[str, Any]) -> str:
+        where = str(arguments.get("path", "."))
+        return f'Grep "{arguments.get("pattern", "")}"' + ("" if where == "." else f" {where}")
+
+
+def _rg_args(cwd: Path, target: Path, params: GrepParams) -> list[str]:
+    args = ["--null", "--line-number", "--with-filename", "--no-heading", "--color=never", "--sort=path"]
+    # rg cuts long lines itself, so a minified file cannot flood the pipe; we cut again to our own width.
+    args += [f"--max-columns={MAX_LINE_CHARS}", "--max-columns-preview"]
+    args += ["--ignore-case"] if params.ignore_case else []
+    args += ["--fixed-strings"] if params.literal else []
+    args += [f"--context={params.context}"] if params.context else []
+    args += [f"--glob={params.glob}"] if params.glob else []
+    args += ["--regexp", params.pattern]
+    # Without a path rg prints names relative to cwd; with "." it would prefix every one with "./".
+    return args if target == cwd else [*args, "--", display_path(cwd, target)]
+
+
+async def _rg_grep(rg: str, cwd: Path, target: Path, params: GrepParams, timeout: float) -> list[GrepLine]:
+    # Each match brings at most 2*context lines of context and one `--`: enough lines to see limit+1 matches.
+    max_lines = (params.limit + 1) * (2 * params.context + 2)
+    output = await run_rg(rg, _rg_args(cwd, target, params), cwd, timeout, max_lines)
+    if output.returncode == 2 and not output.lines:
+        raise ToolError(f"grep failed for pattern {params.pattern!r}:\n{output.stderr.strip()}")
+    return [_parse_rg_line(line) for line in output.lines]
+
+
+def _parse_rg_line(line: str) -> GrepLine:
+    path, _, rest = line.partition("\0")
+    parsed = _RG_LINE.fullmatch(rest)
+    if not parsed:
+        return GrepLine(None)  # the `--` rg prints between groups of context
+    return GrepLine(path, int(parsed.group(1)), parsed.group(3), parsed.group(2) == ":")
+
+
+def _python_grep(cwd: Path, target: Path, params: GrepParams) -> list[GrepLine]:
+    """The fallback: Python's `re` over the same files rg would search; stops past `limit` matches."""
+    regex = _compile(params)
+    if target.is_file():
+        files = [target]
+    else:
+        names = walk_files(target, cwd)
+        files = [target / name for name in names if not params.glob or matches_name_glob(params.glob, name)]
+    found: list[GrepLine] = []
+    matches = 0
+    for file in files:
+        file_lines = _search_file(file, display_path(cwd, file), regex, params.context)
+        if file_lines and found and params.context:
+            found.append(GrepLine(None))
+        found += file_lines
+        matches += sum(line.is_match for line in file_lines)
+        if matches > params.limit:
+            break
+    return found
+
+
+def _compile(params: GrepParams) -> re.Pattern[str]:
+    source = re.escape(params.pattern) if params.literal else params.pattern
+    try:
+        return re.compile(source, re.IGNORECASE if params.ignore_case else 0)
+    except re.error as error:
+        raise ToolError(f"Invalid regex {params.pattern!r}: {error}. Escape special characters or set literal.")
+
+
+def _search_file(file: Path, shown: str, regex: re.Pattern[str], context: int) -> list[GrepLine]:
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return []
+    if b"\0" in data[:_BINARY_SNIFF_BYTES]:
+        return []  # binary, skipped as rg does
+    lines = data.decode("utf-8", "replace").splitlines()
+    hits = {index for index, line in enumerate(lines) if regex.search(line)}
+    shown_indexes = sorted({i for hit in hits for i in range(hit - context, hit + context + 1) if 0 <= i < len(lines)})
+    result: list[GrepLine] = []
+    for position, index in enumerate(shown_indexes):
+        if position and index != shown_indexes[position - 1] + 1:
+            result.append(GrepLine(None))
+        result.append(GrepLine(shown, index + 1, lines[index], index in hits))
+    return result
+
+
+def _format(lines: list[GrepLine], params: GrepParams) -> ToolResult:
+    kept, truncated = _trim_to_limit(lines, params.limit)
+    if not kept:
+        return ToolResult.text(f"No matches found for {params.pattern!r} in {params.path}.")
+    capped = keep_head("\n".join(line.render() for line in kept))
+    if not (truncated or capped.truncated):
+        return ToolResult.text(capped.text)
+    shown = "the matches that fit in 50 KB" if capped.truncated else f"the first {params.limit} matches"
+    return ToolResult.text(f"{capped.text}\n\n[Showing {shown}. Narrow the pattern, path or glob, or raise limit.]")
+
+
+def _trim_to_limit(lines: list[GrepLine], limit: int) -> tuple[list[GrepLine], bool]:
+    """Keep lines up to the limit-th match and its trailing context; say whether anything was dropped."""
+    kept: list[GrepLine] = []
+    matches = 0
+    for line in lines:
+        if line.is_match:
+            if matches == limit:
+                return _strip_gap(kept), True
+            matches += 1
+        kept.append(line)
+    return _strip_gap(kept), False
+
+
+def _strip_gap(lines: list[GrepLine]) -> list[GrepLine]:
+    return lines[:-1] if lines and lines[-1].path is None else lines

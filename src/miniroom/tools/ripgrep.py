@@ -1,0 +1,231 @@
+"""The file-search backend: the `rg` binary from the `ripgrep` package, or a small Python walk without it."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from miniroom.engine.tool import ToolError
+from miniroom.tools.paths import resolve_inside
+
+# Hidden files count (.github, .env.example), .git never does; rg's own config files must not change the output.
+# Without --no-require-git, rg ignores .gitignore outside a git repository, unlike the Python walk.
+COMMON_RG_ARGS = ("--no-config", "--no-require-git", "--hidden", "--glob=!.git")
+_STREAM_LIMIT = 4 * 1024 * 1024  # longest stdout line read at once; grep lines are cut by rg long before that
+_GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\[[^\]/]+\]|\{[^{}]*\}|.", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class RgOutput:
+    lines: list[str]
+    stderr: str
+    returncode: int
+    stopped_early: bool  # we stopped reading at max_lines and ended rg
+
+
+def find_rg() -> str | None:
+    """The rg binary: the one installed next to this Python (the `ripgrep` package) first, then PATH."""
+    name = "rg.exe" if os.name == "nt" else "rg"
+    beside = Path(sys.executable).parent / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+async def run_rg(
+    rg: str, args: Sequence[str], cwd: Path, timeout: float, max_lines: int | None = None
+) -> RgOutput:
+    """Run rg in `cwd`; read at most `max_lines` lines of output; end it on timeout or cancellation."""
+    process = await asyncio.create_subprocess_exec(
+        rg,
+        *COMMON_RG_ARGS,
+        *args,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=_STREAM_LIMIT,
+    )
+    try:
+        return await asyncio.wait_for(_communicate(process, max_lines), timeout)
+    except TimeoutError:
+        raise ToolError(
+            f"The search took longer than {timeout:g} s and was stopped. "
+            "Search a smaller folder or use a more specific pattern."
+        ) from None
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def _communicate(process: asyncio.subprocess.Process, max_lines: int | None) -> RgOutput:
+    assert process.stdout is not None and process.stderr is not None
+    stderr_task = asyncio.ensure_future(process.stderr.read())
+    try:
+        lines: list[str] = []
+        stopped_early = False
+        while (raw := await process.stdout.readline()) != b"":
+            if max_lines is not None and len(lines) >= max_lines:
+                stopped_early = True
+                process.kill()
+                break
+            lines.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        returncode = await process.wait()
+        stderr = (await stderr_task).decode("utf-8", "replace")
+    finally:
+        stderr_task.cancel()
+    return RgOutput(lines, stderr, returncode, stopped_early)
+
+
+async def list_files(root: Path, *, top: Path, timeout: float, pattern: str | None = None) -> list[str]:
+    """Files under `root` as posix paths relative to it, honouring .gitignore (from `top` down).
+
+    `pattern` filters with rg's --glob rules: without a slash it matches file names at any depth.
+    """
+    rg = find_rg()
+    if rg is None:
+        files = await asyncio.wait_for(asyncio.to_thread(walk_files, root, top), timeout)
+        return [name for name in files if pattern is None or matches_name_glob(pattern, name)]
+    args = ["--files", f"--glob={pattern}"] if pattern else ["--files"]
+    output = await run_rg(rg, args, cwd=root, timeout=timeout)
+    if output.returncode not in (0, 1) and not output.lines:
+        raise ToolError(f"Listing files failed: {output.stderr.strip()}")
+    return output.lines
+
+
+@functools.lru_cache(maxsize=256)
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """A path glob as a regex: `*` and `?` stay within one folder, `**` crosses folders, `{a,b}` alternates."""
+    return re.compile(_glob_regex(pattern), re.DOTALL)
+
+
+def _glob_regex(pattern: str) -> str:
+    parts: list[str] = []
+    for token in _GLOB_TOKEN.findall(pattern):
+        if token == "**/":
+            parts.append("(?:.*/)?")
+        elif token == "**":
+            parts.append(".*")
+        elif token == "*":
+            parts.append("[^/]*")
+        elif token == "?":
+            parts.append("[^/]")
+        elif token.startswith("[") and len(token) > 1:
+            body = token[1:-1]
+            parts.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+        elif token.startswith("{") and len(token) > 1:
+            parts.append("(?:" + "|".join(_glob_regex(alt) for alt in token[1:-1].split(",")) + ")")
+        else:
+            parts.append(re.escape(token))
+    return "".join(parts)
+
+
+def matches_name_glob(pattern: str, relative_path: str) -> bool:
+    """rg's --glob rule: a pattern without a slash matches the file name, otherwise the whole relative path."""
+    if "/" not in pattern:
+        return compile_glob(pattern).fullmatch(relative_path.rsplit("/", 1)[-1]) is not None
+    return compile_glob(pattern.lstrip("/")).fullmatch(relative_path) is not None
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    """One .gitignore line; `base` is the folder holding the file, relative to the walk's top ("" for it)."""
+
+    base: str
+    regex: re.Pattern[str]
+    anchored: bool
+    dir_only: bool
+    negated: bool
+
+    def matches(self, relative_path: str, is_dir: bool) -> bool:
+        if self.dir_only and not is_dir:
+            return False
+        if self.base:
+            if not relative_path.startswith(self.base + "/"):
+                return False
+            relative_path = relative_path[len(self.base) + 1 :]
+        subject = relative_path if self.anchored else relative_path.rsplit("/", 1)[-1]
+        return self.regex.fullmatch(subject) is not None
+
+
+def parse_gitignore(text: str, base: str) -> list[IgnoreRule]:
+    """The simple part of gitignore: comments, `!` negation, trailing `/` for folders, anchoring by a slash."""
+    rules = []
+    for raw_line in text.splitlines():
+        line = raw_line.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        line = line[1:] if negated else line
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        rules.append(IgnoreRule(base, compile_glob(line.lstrip("/")), anchored, dir_only, negated))
+    return rules
+
+
+def _is_ignored(rules: list[IgnoreRule], relative_path: str, is_dir: bool) -> bool:
+    ignored = False
+    for rule in rules:  # the last matching rule wins, as in git
+        if rule.matches(relative_path, is_dir):
+            ignored = not rule.negated
+    return ignored
+
+
+def _read_rules(folder: Path, base: str) -> list[IgnoreRule]:
+    try:
+        return parse_gitignore((folder / ".gitignore").read_text("utf-8", "replace"), base)
+    except OSError:
+        return []
+
+
+def _relative(path: Path, top: Path) -> str:
+    relative = path.relative_to(top).as_posix()
+    return "" if relative == "." else relative
+
+
+def walk_files(root: Path, top: Path | None = None) -> list[str]:
+    """The fallback for `rg --files`: skips .git, symlinks and what .gitignore files from `top` down ignore."""
+    top = top or root
+    rules: list[IgnoreRule] = []
+    for folder in reversed(root.relative_to(top).parents):  # the folders between top and root hold rules too
+        rules += _read_rules(top / folder, _relative(top / folder, top))
+    found: list[str] = []
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        rules += _read_rules(folder, _relative(folder, top))
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue  # unreadable folders are skipped, as rg does
+        for entry in entries:
+            relative = _relative(Path(entry.path), top)
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if entry.is_symlink() or entry.name == ".git" or _is_ignored(rules, relative, is_dir):
+                continue
+            if is_dir:
+                pending.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                found.append(_relative(Path(entry.path), root))
+    return sorted(found)
+
+
+def resolve_search_folder(cwd: Path, user_path: str) -> Path:
+    """The folder a file search starts from: inside the working folder, existing, and not a file."""
+    folder = resolve_inside(cwd, user_path)
+    if not folder.exists():
+        raise ToolError(f"Folder not found: {user_path}. Check the path with ls.")
+    if not folder.is_dir():
+        raise ToolError(f"{user_path} is a file, not a folder. Give its folder as path, or read the file.")
+    return folder

@@ -1,0 +1,341 @@
+"""The shell core shared by `bash` and `parallel_bash`: run one command, capture its output, kill its tree."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+from pydantic import AfterValidator, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+from miniroom.engine.tool import ToolContext, ToolError
+from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, keep_tail
+
+PROVIDER_KEY_VARIABLES: tuple[str, ...] = (
+    "MINI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENROUTER_API_KEY",
+    "ZAI_API_KEY",
+    "XAI_API_KEY",
+    "MOONSHOT_API_KEY",
+    "MINIMAX_API_KEY",
+    "OPENCODE_API_KEY",
+    "BIGMODEL_API_KEY",
+    "TYPESAFE_API_KEY",
+)
+
+# Nobody can answer a prompt or scroll a pager: make common tools print plainly and fail fast instead.
+NON_INTERACTIVE_ENV: Mapping[str, str] = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "MANPAGER": "cat",
+    "SYSTEMD_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": "true",  # merge/rebase keep their default messages instead of waiting on an editor
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "PIP_NO_INPUT": "1",
+    "PYTHONUNBUFFERED": "1",  # so a script's prints and its traceback arrive in the order they happened
+}
+
+TEMP_FILE_PREFIX = "miniroom-bash-"
+DRAIN_SECONDS = 0.2  # after the shell exits, how long to wait for a background job to release the pipe
+KILL_GRACE_SECONDS = 1.0  # between SIGTERM and SIGKILL
+_GROUP_POLL_SECONDS = 0.02
+_TAIL_SLACK = 4  # once spilled to a file, memory keeps at most this many caps' worth of the tail
+
+
+def _require_command(value: str) -> str:
+    if not value.strip():
+        raise PydanticCustomError("empty_command", "the command is empty: give a shell command to run")
+    return value
+
+
+CommandText = Annotated[str, AfterValidator(_require_command)]
+# The schema shows a plain integer: "or null" costs prompt tokens and tells the model nothing new.
+TimeoutSeconds = Annotated[
+    int | None, Field(gt=0), WithJsonSchema({"type": "integer", "exclusiveMinimum": 0})
+]
+
+
+def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`base` (the process environment) without provider keys, plus the non-interactive settings."""
+    source = os.environ if base is None else base
+    env = {name: value for name, value in source.items() if name not in PROVIDER_KEY_VARIABLES}
+    env.update(NON_INTERACTIVE_ENV)
+    return env
+
+
+def shell_argv(command: str, search_path: str | None = None) -> list[str]:
+    """`bash -c command`, or `/bin/sh -c command` where bash is not installed."""
+    bash = shutil.which("bash", path=search_path)
+    return [bash or "/bin/sh", "-c", command]
+
+
+def effective_timeout(requested: int | None, ctx: ToolContext) -> float:
+    """The model's timeout, never above the profile's tool-call timeout."""
+    return ctx.timeout if requested is None else min(float(requested), ctx.timeout)
+
+
+def one_line_summary(label: str, text: str, limit: int = 80) -> str:
+    """`label text` on one line, cut with an ellipsis past `limit` characters."""
+    line = f"{label} {' '.join(text.split())}".rstrip()
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} second" + ("" if value == 1 else "s")
+
+
+@dataclass(frozen=True)
+class CapturedOutput:
+    text: str  # what the model sees: the tail of the output, without the final newline
+    total_lines: int
+    notice: str | None = None  # the truncation line, naming the file with everything
+    full_output_path: str | None = None
+
+
+class OutputCapture:
+    """Merged output in bounded memory: past the caps, it all streams to a temp file and a tail stays."""
+
+    def __init__(self, max_lines: int = MAX_OUTPUT_LINES, max_bytes: int = MAX_OUTPUT_BYTES) -> None:
+        self._max_lines = max_lines
+        self._max_bytes = max_bytes
+        self._buffer = bytearray()  # everything until spilled to the file, afterwards only a tail
+        self._spilled = False  # past the caps: the file takes everything, memory keeps a tail
+        self._tail_trimmed = False
+        self._file: IO[bytes] | None = None
+        self._path: str | None = None
+        self._file_error: str | None = None
+        self._newlines = 0
+        self._total_bytes = 0
+        self._ends_with_newline = False
+
+    @property
+    def buffered_bytes(self) -> int:
+        return len(self._buffer)
+
+    def feed(self, data: bytes) -> None:
+        if not data:
+            return
+        self._total_bytes += len(data)
+        self._newlines += data.count(b"\n")
+        self._ends_with_newline = data.endswith(b"\n")
+        self._buffer += data
+        if self._file is not None:
+            self._write(data)
+        elif not self._spilled and self._over_caps():
+            self._spill()
+        if self._spilled and len(self._buffer) > _TAIL_SLACK * self._max_bytes:
+            del self._buffer[: len(self._buffer) - 2 * self._max_bytes]
+            self._tail_trimmed = True
+
+    def finish(self) -> CapturedOutput:
+        """Close the file and return the tail; the file is kept only when the output was truncated."""
+        self._close_file()
+        raw = bytes(self._buffer)
+        if self._tail_trimmed and b"\n" in raw:
+            raw = raw[raw.index(b"\n") + 1 :]  # the trim cut the first line somewhere in its middle
+        text = raw.decode("utf-8", "replace").removesuffix("\n")
+        tail = keep_tail(text, self._max_lines, self._max_bytes)
+        if not (tail.truncated or self._tail_trimmed):
+            self.discard()
+            return CapturedOutput(text, self._total_lines())
+        if not self._spilled:
+            self._spill()
+            self._close_file()
+        shown, what = tail.text, f"the last {tail.kept_lines} of {self._total_lines()} lines"
+        if tail.kept_lines == 0:  # a single last line longer than the byte cap
+            shown = text.encode()[-self._max_bytes :].decode("utf-8", "ignore")
+            what = f"the end of the last line (over {self._max_bytes} bytes) of {self._total_lines()} lines"
+        where = f"Full output: {self._path}" if self._path else f"Full output not saved: {self._file_error}"
+        return CapturedOutput(
+            shown, self._total_lines(), f"[Output truncated: showing {what}. {where}]", self._path
+        )
+
+    def discard(self) -> None:
+        """Close and delete the temp file, if any (nobody will read it)."""
+        self._close_file()
+        if self._path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._path)
+            self._path = None
+
+    def _total_lines(self) -> int:
+        if self._total_bytes == 0:
+            return 0
+        return self._newlines + (0 if self._ends_with_newline else 1)
+
+    def _over_caps(self) -> bool:
+        return self._total_bytes > self._max_bytes or self._newlines >= self._max_lines
+
+    def _spill(self) -> None:
+        self._spilled = True
+        try:
+            handle = tempfile.NamedTemporaryFile(prefix=TEMP_FILE_PREFIX, suffix=".log", delete=False)  # noqa: SIM115
+        except OSError as error:
+            self._file_error = str(error)
+            return
+        self._file, self._path = handle, handle.name
+        self._write(bytes(self._buffer))
+
+    def _write(self, data: bytes) -> None:
+        assert self._file is not None
+        try:
+            self._file.write(data)
+        except OSError as error:  # a full disk must not break the command: keep the tail, say why
+            self._file_error = f"writing {self._path} failed: {error}"
+            self._close_file()
+            self.discard()
+
+    def _close_file(self) -> None:
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    command: str
+    output: CapturedOutput
+    exit_code: int | None  # None when the command was killed for running too long
+    timed_out: bool
+    timeout: float
+
+    @property
+    def failed(self) -> bool:
+        return self.timed_out or self.exit_code != 0
+
+    def status_line(self, *, show_success: bool = False) -> str:
+        if self.timed_out:
+            return f"Command timed out after {_seconds(self.timeout)}"
+        if self.exit_code is not None and self.exit_code < 0:
+            return f"Exit code: {self.exit_code} (killed by {signal.Signals(-self.exit_code).name})"
+        return f"Exit code: {self.exit_code}" if self.failed or show_success else ""
+
+    def report(self, *, show_success: bool = False) -> str:
+        """The output (or "(no output)"), the truncation notice and the status, separated by blank lines."""
+        parts = [
+            self.output.text or "(no output)",
+            self.output.notice,
+            self.status_line(show_success=show_success),
+        ]
+        return "\n\n".join(part for part in parts if part)
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "exit_code": self.exit_code,
+            "timed_out": self.timed_out,
+            "full_output_path": self.output.full_output_path,
+        }
+
+
+class _CaptureProtocol(asyncio.SubprocessProtocol):
+    """Feeds the merged pipe into an OutputCapture and reports the shell's exit and the pipe's end apart."""
+
+    def __init__(self, capture: OutputCapture) -> None:
+        loop = asyncio.get_running_loop()
+        self.capture = capture
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.output_closed: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
+        self.capture.feed(bytes(data))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if not self.output_closed.done():
+            self.output_closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _signal_group(pgid: int, signum: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+async def _kill_tree(pgid: int, protocol: _CaptureProtocol) -> None:
+    """SIGTERM the process group, SIGKILL what is left after a grace, then wait for the shell to be reaped."""
+    _signal_group(pgid, signal.SIGTERM)
+    # Polling: nothing signals when a process group becomes empty.
+    for _ in range(int(KILL_GRACE_SECONDS / _GROUP_POLL_SECONDS)):
+        if not _group_alive(pgid):
+            break
+        await asyncio.sleep(_GROUP_POLL_SECONDS)
+    _signal_group(pgid, signal.SIGKILL)
+    await asyncio.wait({protocol.exited}, timeout=KILL_GRACE_SECONDS)
+
+
+@dataclass(frozen=True)
+class ShellCommand:
+    """One command in its own session: stdin empty, output merged and capped, tree killed on timeout/abort."""
+
+    command: str
+    cwd: Path
+    timeout: float
+    max_lines: int = MAX_OUTPUT_LINES
+    max_bytes: int = MAX_OUTPUT_BYTES
+
+    async def run(self) -> CommandOutcome:
+        """Run to the shell's exit; a background job still holding the pipe is left running after a drain."""
+        capture = OutputCapture(self.max_lines, self.max_bytes)
+        transport, protocol = await self._spawn(capture)
+        try:
+            done, _ = await asyncio.wait({protocol.exited}, timeout=self.timeout)
+            timed_out = not done
+            if timed_out:
+                await _kill_tree(transport.get_pid(), protocol)
+            await asyncio.wait({protocol.output_closed}, timeout=DRAIN_SECONDS)
+        except asyncio.CancelledError:
+            await _kill_tree(transport.get_pid(), protocol)
+            capture.discard()
+            raise
+        finally:
+            transport.close()
+        exit_code = None if timed_out else transport.get_returncode()
+        return CommandOutcome(self.command, capture.finish(), exit_code, timed_out, self.timeout)
+
+    async def _spawn(self, capture: OutputCapture) -> tuple[asyncio.SubprocessTransport, _CaptureProtocol]:
+        if not self.cwd.is_dir():
+            raise ToolError(
+                f"The working folder {self.cwd} does not exist or is not a folder, so the command cannot "
+                "run. Create it, or start the agent in an existing folder."
+            )
+        env = child_environment()
+        try:
+            return await asyncio.get_running_loop().subprocess_exec(
+                lambda: _CaptureProtocol(capture),
+                *shell_argv(self.command, env.get("PATH")),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                cwd=self.cwd,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise ToolError(f"Could not start the shell in {self.cwd}: {error}") from None

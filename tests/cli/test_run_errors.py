@@ -1,0 +1,102 @@
+"""Bad input and failing providers: `miniroom run` says what is wrong on stderr and exits non-zero."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.conftest import Workspace
+
+one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)
+
+
+@one_protocol
+def test_missing_key_names_the_variables_to_set(workspace: Workspace) -> None:
+    del workspace.env["MINI_API_KEY"]
+    workspace.env["MODEL"] = "anthropic/claude-sonnet-5"
+    del workspace.env["MINI_BASE_URL"]
+    result = workspace.run("run", "hi")
+    assert result.returncode == 2
+    assert "ANTHROPIC_API_KEY" in result.stderr
+    assert "MINI_API_KEY" in result.stderr
+    assert result.stdout == ""
+
+
+@one_protocol
+def test_unknown_protocol_lists_the_known_ones(workspace: Workspace) -> None:
+    workspace.env["MINI_API"] = "grpc-magic"
+    result = workspace.run("run", "hi")
+    assert result.returncode == 2
+    assert "grpc-magic" in result.stderr
+    assert "anthropic-messages" in result.stderr and "openai-completions" in result.stderr
+
+
+@one_protocol
+def test_model_name_that_does_not_parse(workspace: Workspace) -> None:
+    result = workspace.run("run", "--model", "/nothing", "hi")
+    assert result.returncode == 2
+    assert "provider/model" in result.stderr
+
+
+@one_protocol
+def test_unreachable_base_url_is_a_connection_error_naming_the_address(workspace: Workspace) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    workspace.env["MINI_BASE_URL"] = f"http://127.0.0.1:{port}"
+    result = workspace.run("run", "hi")
+    assert result.returncode == 1
+    assert f"127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@one_protocol
+def test_rejected_key_is_reported_without_leaking_it(workspace: Workspace, provider: ScriptedProvider) -> None:
+    provider.script(Reply.error(401, "authentication_error", "invalid x-api-key"))
+    result = workspace.run("run", "hi")
+    assert result.returncode == 1
+    assert "401" in result.stderr
+    assert "sk-test-secret-123" not in result.stderr + result.stdout
+
+
+@one_protocol
+def test_empty_prompt_and_missing_folder(workspace: Workspace) -> None:
+    empty = workspace.run("run", "   ")
+    assert empty.returncode == 2
+    assert "prompt is empty" in empty.stderr
+    folder = workspace.run("run", "--cwd", "/no/such/folder", "hi")
+    assert folder.returncode == 2
+    assert "/no/such/folder" in folder.stderr
+
+
+@one_protocol
+def test_continue_without_an_earlier_session(workspace: Workspace) -> None:
+    result = workspace.run("run", "--continue", "hi")
+    assert result.returncode == 2
+    assert "No earlier session" in result.stderr
+
+
+@one_protocol
+def test_a_bad_tool_call_becomes_an_error_the_model_reads(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    provider.script(
+        Reply(tool_calls=[("teleport", {"to": "mars"}), ("read", {"path": "../../etc/passwd"}), ("read", {})]),
+        Reply(text="Those did not work."),
+    )
+    result = workspace.run("run", "try things")
+    assert result.returncode == 0, result.stderr
+    body = str(provider.requests[1].body)
+    assert "Unknown tool 'teleport'" in body
+    assert "outside the working folder" in body
+    assert "Invalid arguments for read" in body
+
+
+@one_protocol
+def test_prompt_from_standard_input(workspace: Workspace, provider: ScriptedProvider) -> None:
+    provider.script(Reply(text="read it"))
+    result = workspace.run("run", "-", stdin="a prompt from a pipe")
+    assert result.returncode == 0
+    assert "a prompt from a pipe" in str(provider.requests[0].body)
