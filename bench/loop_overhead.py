@@ -40,7 +40,9 @@ async def _raw(provider: ScriptedProvider, body: dict[str, Any]) -> float:
 
 
 async def _engine(provider: ScriptedProvider, folder: Path) -> float:
-    model = Model(id="bench", provider="scripted", api="anthropic-messages", base_url=provider.url, api_key="k")
+    model = Model(
+        id="bench", provider="scripted", api="anthropic-messages", base_url=provider.url, api_key="k"
+    )
     config = AgentConfig(model, "bench", builtin_tools(), folder)
     async with httpx.AsyncClient() as client:
         agent = Agent(config, Session.create(folder / ".sessions", folder), client)
@@ -54,15 +56,23 @@ async def _engine(provider: ScriptedProvider, folder: Path) -> float:
 def main() -> int:
     with ScriptedProvider() as provider, tempfile.TemporaryDirectory() as folder:
         _script(provider)
-        body = {"model": "bench", "max_tokens": 100, "stream": True, "messages": [{"role": "user", "content": "x"}]}
+        body = {
+            "model": "bench",
+            "max_tokens": 100,
+            "stream": True,
+            "messages": [{"role": "user", "content": "x"}],
+        }
         raw = asyncio.run(_raw(provider, body))
         _script(provider)
         engine = asyncio.run(_engine(provider, Path(folder)))
     overhead_ms = (engine - raw) / (ROUND_TRIPS + 1) * 1000
     verdict = "ok" if overhead_ms < BUDGET_MS else "OVER BUDGET"
-    print(f"loop overhead: {ROUND_TRIPS} tool round trips | raw HTTP {raw * 1000 / (ROUND_TRIPS + 1):.2f} ms each | "
-          f"engine {engine * 1000 / (ROUND_TRIPS + 1):.2f} ms each | overhead {overhead_ms:.2f} ms "
-          f"(budget {BUDGET_MS} ms; includes running the ls tool and writing the session) {verdict}")
+    print(
+        f"loop overhead: {ROUND_TRIPS} tool round trips | "
+        f"raw HTTP {raw * 1000 / (ROUND_TRIPS + 1):.2f} ms each | "
+        f"engine {engine * 1000 / (ROUND_TRIPS + 1):.2f} ms each | overhead {overhead_ms:.2f} ms "
+        f"(budget {BUDGET_MS} ms; includes running the ls tool and writing the session) {verdict}"
+    )
     return 0 if overhead_ms < BUDGET_MS else 1
 
 

@@ -27,8 +27,10 @@ def main() -> int:
     ours = best_time([miniroom, "--version"])
     ratio = ours / bare
     verdict = "ok" if ratio <= BUDGET else "OVER BUDGET"
-    print(f"startup: python -c pass {bare * 1000:.1f} ms | miniroom --version {ours * 1000:.1f} ms | "
-          f"{ratio:.2f}x (budget {BUDGET:.0f}x) {verdict}")
+    print(
+        f"startup: python -c pass {bare * 1000:.1f} ms | miniroom --version {ours * 1000:.1f} ms | "
+        f"{ratio:.2f}x (budget {BUDGET:.0f}x) {verdict}"
+    )
     return 0 if ratio <= BUDGET else 1
 
 

@@ -14,9 +14,23 @@ import pytest
 from miniroom.testing.scripted_provider import ScriptedProvider
 
 MINIROOM = str(Path(sys.executable).with_name("miniroom"))
-KEY_VARIABLES = ("MINI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "MODEL",
-                 "MINI_PROVIDER", "MINI_BASE_URL", "MINI_API", "MINI_AUTH", "HTTP_PROXY", "HTTPS_PROXY",
-                 "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy")
+KEY_VARIABLES = (
+    "MINI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "MODEL",
+    "MINI_PROVIDER",
+    "MINI_BASE_URL",
+    "MINI_API",
+    "MINI_AUTH",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+)
 
 
 @pytest.fixture
@@ -33,9 +47,18 @@ class Workspace:
     agent_dir: Path
     env: dict[str, str]
 
-    def run(self, *args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([MINIROOM, *args], cwd=self.project, env=self.env, input=stdin,
-                              capture_output=True, text=True, timeout=timeout)
+    def run(
+        self, *args: str, stdin: str | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [MINIROOM, *args],
+            cwd=self.project,
+            env=self.env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
 
 def clean_env(agent_dir: Path) -> dict[str, str]:
@@ -52,10 +75,12 @@ def workspace(request: pytest.FixtureRequest, tmp_path: Path, provider: Scripted
     project.mkdir()
     env = clean_env(tmp_path / "mini")
     api = str(request.param)
-    env.update({
-        "MODEL": "scripted/test-model",
-        "MINI_API": api,
-        "MINI_BASE_URL": provider.url if api == "anthropic-messages" else provider.openai_base_url,
-        "MINI_API_KEY": "sk-test-secret-123",
-    })
+    env.update(
+        {
+            "MODEL": "scripted/test-model",
+            "MINI_API": api,
+            "MINI_BASE_URL": provider.url if api == "anthropic-messages" else provider.openai_base_url,
+            "MINI_API_KEY": "sk-test-secret-123",
+        }
+    )
     return Workspace(project, tmp_path / "mini", env)

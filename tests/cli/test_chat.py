@@ -23,8 +23,14 @@ class ChatProcess:
 
     def __init__(self, workspace: Workspace, *args: str) -> None:
         self.process = subprocess.Popen(
-            [MINIROOM, "chat", *args], cwd=workspace.project, env=workspace.env, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=1,
+            [MINIROOM, "chat", *args],
+            cwd=workspace.project,
+            env=workspace.env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            bufsize=1,
         )
         self.output = ""
         self._chunks: queue.Queue[str] = queue.Queue()
@@ -76,7 +82,9 @@ def test_chat_streams_shows_tool_lines_and_spend(workspace: Workspace, provider:
 
 
 @one_protocol
-def test_ctrl_c_aborts_the_turn_and_the_chat_goes_on(workspace: Workspace, provider: ScriptedProvider) -> None:
+def test_ctrl_c_aborts_the_turn_and_the_chat_goes_on(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
     provider.script(
         Reply(text="counting " + " ".join(str(i) for i in range(200)), delay=0.05),
         Reply(text="Fine, stopping there."),

@@ -45,7 +45,9 @@ def test_continue_resumes_with_the_earlier_turns_in_the_request(
     assert "how many people live there?" in resumed
 
 
-def test_every_request_carries_the_session_id_header(workspace: Workspace, provider: ScriptedProvider) -> None:
+def test_every_request_carries_the_session_id_header(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
     provider.script(Reply(text="ok"))
     result = workspace.run("run", "--json", "hi")
     session = json.loads(result.stdout.splitlines()[0])

@@ -30,7 +30,8 @@ def test_unknown_protocol_lists_the_known_ones(workspace: Workspace) -> None:
     result = workspace.run("run", "hi")
     assert result.returncode == 2
     assert "grpc-magic" in result.stderr
-    assert "anthropic-messages" in result.stderr and "openai-completions" in result.stderr
+    assert "anthropic-messages" in result.stderr
+    assert "openai-completions" in result.stderr
 
 
 @one_protocol
@@ -46,14 +47,19 @@ def test_unreachable_base_url_is_a_connection_error_naming_the_address(workspace
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     workspace.env["MINI_BASE_URL"] = f"http://127.0.0.1:{port}"
+    (workspace.project / ".miniroom").mkdir()
+    (workspace.project / ".miniroom" / "retry.yml").write_text("maxAttempts: 2\nretryIntervalSeconds: 1\n")
     result = workspace.run("run", "hi")
     assert result.returncode == 1
+    assert "attempt 1 of 2" in result.stderr
     assert f"127.0.0.1:{port}" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 @one_protocol
-def test_rejected_key_is_reported_without_leaking_it(workspace: Workspace, provider: ScriptedProvider) -> None:
+def test_rejected_key_is_reported_without_leaking_it(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
     provider.script(Reply.error(401, "authentication_error", "invalid x-api-key"))
     result = workspace.run("run", "hi")
     assert result.returncode == 1
@@ -83,7 +89,9 @@ def test_a_bad_tool_call_becomes_an_error_the_model_reads(
     workspace: Workspace, provider: ScriptedProvider
 ) -> None:
     provider.script(
-        Reply(tool_calls=[("teleport", {"to": "mars"}), ("read", {"path": "../../etc/passwd"}), ("read", {})]),
+        Reply(
+            tool_calls=[("teleport", {"to": "mars"}), ("read", {"path": "../../etc/passwd"}), ("read", {})]
+        ),
         Reply(text="Those did not work."),
     )
     result = workspace.run("run", "try things")

@@ -1,4 +1,4 @@
-"""The loop itself: parallel tool calls in call order, timeouts, abort, events — against the scripted provider."""
+"""The loop itself: parallel tool calls in call order, timeouts, abort, events (scripted provider)."""
 
 from __future__ import annotations
 
@@ -8,22 +8,10 @@ import time
 from pathlib import Path
 
 from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent, AgentConfig
 from miniroom.engine.session import Session
 from miniroom.llm.messages import ToolResultMessage
-from miniroom.llm.model import Model
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from miniroom.tools import builtin_tools
-
-
-def _agent(provider: ScriptedProvider, cwd: Path, tool_timeout: float = 30) -> tuple[Agent, list[ev.AgentEvent]]:
-    model = Model(id="test-model", provider="scripted", api="anthropic-messages", base_url=provider.url,
-                  api_key="k")
-    config = AgentConfig(model, "You are a test.", builtin_tools(), cwd, tool_timeout=tool_timeout)
-    agent = Agent(config, Session.create(cwd / ".sessions", cwd))
-    seen: list[ev.AgentEvent] = []
-    agent.subscribe(seen.append)
-    return agent, seen
+from tests.engine.support import make_agent
 
 
 def _pid_alive(pid: int) -> bool:
@@ -38,10 +26,12 @@ async def test_tool_calls_run_in_parallel_and_results_keep_call_order(
     provider: ScriptedProvider, tmp_path: Path
 ) -> None:
     provider.script(
-        Reply(tool_calls=[("bash", {"command": "sleep 0.6; echo first"}), ("bash", {"command": "echo second"})]),
+        Reply(
+            tool_calls=[("bash", {"command": "sleep 0.6; echo first"}), ("bash", {"command": "echo second"})]
+        ),
         Reply(text="done"),
     )
-    agent, seen = _agent(provider, tmp_path)
+    agent, seen = make_agent(provider, tmp_path)
     started = time.monotonic()
     ended = await agent.prompt("go")
     elapsed = time.monotonic() - started
@@ -56,7 +46,7 @@ async def test_tool_calls_run_in_parallel_and_results_keep_call_order(
 
 async def test_tool_call_timeout_becomes_an_error_result(provider: ScriptedProvider, tmp_path: Path) -> None:
     provider.script(Reply(tool_calls=[("bash", {"command": "sleep 30"})]), Reply(text="it hung"))
-    agent, _ = _agent(provider, tmp_path, tool_timeout=0.5)
+    agent, _ = make_agent(provider, tmp_path, tool_timeout=0.5)
     ended = await agent.prompt("run the slow thing")
     assert ended.message.text == "it hung"
     result = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
@@ -64,10 +54,12 @@ async def test_tool_call_timeout_becomes_an_error_result(provider: ScriptedProvi
     assert "0.5 seconds" in result.text
 
 
-async def test_abort_stops_running_tools_and_ends_the_turn(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_abort_stops_running_tools_and_ends_the_turn(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
     pid_file = tmp_path / "pid"
     provider.script(Reply(tool_calls=[("bash", {"command": f"sleep 60 & echo $! > {pid_file}; wait"})]))
-    agent, seen = _agent(provider, tmp_path)
+    agent, seen = make_agent(provider, tmp_path)
     turn = asyncio.create_task(agent.prompt("start it"))
     for _ in range(200):
         if pid_file.exists() and pid_file.read_text().strip():
@@ -79,7 +71,8 @@ async def test_abort_stops_running_tools_and_ends_the_turn(provider: ScriptedPro
     assert ended.aborted
     assert len(provider.requests) == 1  # no request after the abort
     result = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
-    assert result.is_error and "Aborted" in result.text
+    assert result.is_error
+    assert "Aborted" in result.text
     for _ in range(50):
         if not _pid_alive(pid):
             break
@@ -88,12 +81,15 @@ async def test_abort_stops_running_tools_and_ends_the_turn(provider: ScriptedPro
     assert any(isinstance(e, ev.ToolEnded) for e in seen)
 
 
-async def test_abort_during_a_slow_stream_keeps_the_partial_text(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_abort_during_a_slow_stream_keeps_the_partial_text(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
     provider.script(Reply(text="word " * 100, delay=0.05))
-    agent, seen = _agent(provider, tmp_path)
+    agent, _ = make_agent(provider, tmp_path)
+    first_text = asyncio.Event()
+    agent.subscribe(lambda event: first_text.set() if isinstance(event, ev.TextDelta) else None)
     turn = asyncio.create_task(agent.prompt("talk"))
-    while not any(isinstance(e, ev.TextDelta) for e in seen):
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(first_text.wait(), 5)
     agent.abort()
     ended = await asyncio.wait_for(turn, 5)
     assert ended.aborted
@@ -103,9 +99,11 @@ async def test_abort_during_a_slow_stream_keeps_the_partial_text(provider: Scrip
     assert [m.role for m in reloaded] == ["user", "assistant"]
 
 
-async def test_provider_error_ends_the_turn_with_a_typed_error(provider: ScriptedProvider, tmp_path: Path) -> None:
-    provider.script(Reply.error(400, "invalid_request_error", "messages: field required"))
-    agent, seen = _agent(provider, tmp_path)
+async def test_provider_error_ends_the_turn_with_a_typed_error(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(*[Reply.error(400, "invalid_request_error", "messages: field required")] * 3)
+    agent, seen = make_agent(provider, tmp_path)
     ended = await agent.prompt("hi")
     assert ended.error is not None
     assert "messages: field required" in ended.error.message

@@ -22,8 +22,13 @@ def test_entries_form_a_tree_in_pi_v3_format(tmp_path: Path) -> None:
     second = session.append_message(AssistantMessage([TextContent("hi")], model="m"))
     session.close()
     header, *entries = _lines(session.path)
-    assert header == {"type": "session", "version": 3, "id": session.id, "timestamp": header["timestamp"],
-                      "cwd": str(tmp_path)}
+    assert header == {
+        "type": "session",
+        "version": 3,
+        "id": session.id,
+        "timestamp": header["timestamp"],
+        "cwd": str(tmp_path),
+    }
     assert entries[0]["parentId"] is None
     assert entries[1]["parentId"] == first["id"]
     assert entries[1]["id"] == second["id"]

@@ -1,21 +1,31 @@
-"""Building one agent: its model, session, tools and prompt, from the command line and the environment."""
+"""Building one agent: profile, model, session, tools and prompt, from the command line and environment."""
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from miniroom.agent.prompt import system_prompt
+from miniroom.agent.context_files import load_context_files, render_context
+from miniroom.agent.profile import ProfileSettings, ResolvedProfile, resolve_profile
+from miniroom.agent.prompt import BASE_PROMPT, system_prompt
+from miniroom.agent.skills import discover_skills, render_skill_list
 from miniroom.engine.agent import Agent, AgentConfig
+from miniroom.engine.retry_policy import load_retry_policy
 from miniroom.engine.session import Session, SessionError, directory_for_cwd
 from miniroom.engine.session_index import find_session_path, latest_session_path
-from miniroom.llm.model import DEFAULT_THINKING_LEVEL, Model, ThinkingLevel
+from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
 from miniroom.llm.registry import agent_dir_from_env, resolve_model
 from miniroom.llm.stream import RequestOptions
 from miniroom.tools import builtin_tools
+
+log = logging.getLogger(__name__)
+SETTINGS_ENTRY = "settings"
 
 
 @dataclass(frozen=True)
@@ -32,32 +42,96 @@ def open_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
     if choice.continue_latest:
         latest = latest_session_path(agent_dir, cwd)
         if latest is None:
-            raise SessionError(f"No earlier session in {cwd} to continue: run without --continue to start one.")
+            raise SessionError(
+                f"No earlier session in {cwd} to continue: run without --continue to start one."
+            )
         return Session.load(latest)
     return Session.create(directory_for_cwd(agent_dir, cwd), cwd)
 
 
-def session_header_name(model: Model) -> str:
+def session_header_name(model: Model, settings: ProfileSettings) -> str:
+    if settings.session_header:
+        return settings.session_header
     is_opencode = model.provider.startswith("opencode") or "opencode.ai" in model.base_url
     return "X-Opencode-Session" if is_opencode else "X-Agent-Session"
 
 
-def session_headers(model: Model, session_id: str) -> dict[str, str]:
+def session_headers(model: Model, settings: ProfileSettings, session_id: str) -> dict[str, str]:
     """The session-id header, unless models.json already sets a header of that name (which then wins)."""
-    name = session_header_name(model)
+    name = session_header_name(model, settings)
     if any(key.lower() == name.lower() for key, _ in model.headers):
         return {}
     return {name: session_id}
 
 
+def _settings_from_entry(entry: dict[str, Any] | None) -> ProfileSettings:
+    stored: dict[str, Any] = (entry or {}).get("settings") or {}
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(ProfileSettings):
+        if field.name in stored:
+            value = stored[field.name]
+            values[field.name] = tuple(value) if isinstance(value, list) else value
+    return ProfileSettings(**values)
+
+
+def frozen_settings(session: Session, resolved: ResolvedProfile) -> ProfileSettings:
+    """Settings freeze when a session is created: a resumed session keeps the ones it started with."""
+    entry = session.latest(SETTINGS_ENTRY)
+    if entry is None:
+        session.append(SETTINGS_ENTRY, profile=resolved.name, settings=dataclasses.asdict(resolved.settings))
+        return resolved.settings
+    return _settings_from_entry(entry)
+
+
+def choose_thinking(
+    settings: ProfileSettings, suffix: ThinkingLevel | None, session: Session
+) -> ThinkingLevel:
+    """The profile's level wins, then the model name's suffix, then the session's stored level."""
+    stored = session.latest("thinking_level_change")
+    stored_level: ThinkingLevel | None = stored["thinkingLevel"] if stored else None
+    return settings.thinking_level or suffix or stored_level or DEFAULT_THINKING_LEVEL
+
+
+def build_prompt(cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any]) -> str:
+    base = settings.system_prompt or BASE_PROMPT
+    parts = [system_prompt(cwd, base)]
+    context = render_context(
+        load_context_files(cwd, agent_dir, settings.load_claude_md, settings.load_agents_md)
+    )
+    if context:
+        parts.append(context)
+    if skills and settings.tool_enabled("load_skill"):
+        parts.append(render_skill_list(skills, load_skill_enabled=True))
+    return "\n\n".join(parts)
+
+
+def request_options(
+    model: Model, settings: ProfileSettings, thinking: ThinkingLevel, session: Session
+) -> RequestOptions:
+    return RequestOptions(
+        thinking_level=thinking,
+        thinking_budget=settings.thinking_budget,
+        max_tokens=settings.max_output_tokens,
+        headers=session_headers(model, settings, session.id),
+    )
+
+
+def record_model(session: Session, model: Model, thinking: ThinkingLevel) -> None:
+    """Write model and thinking-level changes into the session, so a resume knows what was used."""
+    latest_model = session.latest("model_change")
+    if latest_model is None or (latest_model["provider"], latest_model["modelId"]) != (
+        model.provider,
+        model.id,
+    ):
+        session.append("model_change", provider=model.provider, modelId=model.id)
+    latest_level = session.latest("thinking_level_change")
+    if latest_level is None or latest_level["thinkingLevel"] != thinking:
+        session.append("thinking_level_change", thinkingLevel=thinking)
+
+
 def _stored_model_name(session: Session) -> str | None:
     entry = session.latest("model_change")
     return f"{entry['provider']}/{entry['modelId']}" if entry else None
-
-
-def _stored_thinking(session: Session) -> ThinkingLevel | None:
-    entry = session.latest("thinking_level_change")
-    return entry["thinkingLevel"] if entry else None
 
 
 def build_agent(
@@ -66,18 +140,67 @@ def build_agent(
     env: Mapping[str, str],
     choice: SessionChoice,
     client: httpx.AsyncClient | None = None,
+    model_variables: Mapping[str, str] | None = None,
 ) -> Agent:
-    """Resolve the model, open the session (recording model changes) and assemble the agent."""
+    """Resolve profile and model, open the session (recording changes) and assemble the agent."""
     agent_dir = agent_dir_from_env(env)
+    resolved = resolve_profile(cwd, env, model_variables or {})
+    for warning in resolved.warnings:
+        log.warning(warning)
+    retry, retry_warnings = load_retry_policy(cwd)
+    for warning in retry_warnings:
+        log.warning(warning)
     session = open_session(agent_dir, cwd, choice)
-    wanted = model_name or env.get("MODEL") or _stored_model_name(session)
-    model, suffix_level = resolve_model(wanted or None, env, agent_dir)
-    thinking = suffix_level or _stored_thinking(session) or DEFAULT_THINKING_LEVEL
-    if _stored_model_name(session) != model.ref:
-        session.append("model_change", provider=model.provider, modelId=model.id)
-    if _stored_thinking(session) != thinking:
-        session.append("thinking_level_change", thinkingLevel=thinking)
+    settings = frozen_settings(session, resolved)
+    model, suffix = resolve_model(
+        model_name or env.get("MODEL") or _stored_model_name(session) or None, env, agent_dir
+    )
+    thinking = choose_thinking(settings, suffix, session)
+    record_model(session, model, thinking)
     session.repair_interrupted_tool_calls()
-    options = RequestOptions(thinking_level=thinking, headers=session_headers(model, session.id))
-    config = AgentConfig(model, system_prompt(cwd), builtin_tools(), cwd, options)
+    skills = discover_skills(cwd, agent_dir)
+    tools = [tool for tool in builtin_tools(skills) if settings.tool_enabled(tool.name)]
+    config = AgentConfig(
+        model=model,
+        system_prompt=build_prompt(cwd, agent_dir, settings, skills),
+        tools=tools,
+        cwd=cwd,
+        request_options=request_options(model, settings, thinking, session),
+        tool_timeout=settings.tool_call_timeout,
+        tool_settings={
+            "readMaxLines": settings.read_max_lines,
+            "parallelBashThreads": settings.parallel_bash_threads,
+        },
+        retry=retry,
+    )
     return Agent(config, session, client)
+
+
+def session_settings(session: Session) -> ProfileSettings:
+    """The settings a session was created with (built-in defaults for a session that recorded none)."""
+    return _settings_from_entry(session.latest(SETTINGS_ENTRY))
+
+
+def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:
+    settings = session_settings(agent.session)
+    record_model(agent.session, model, thinking)
+    options = request_options(model, settings, thinking, agent.session)
+    agent.config = dataclasses.replace(agent.config, model=model, request_options=options)
+
+
+def switch_model(agent: Agent, name: str, env: Mapping[str, str]) -> None:
+    """Switch the model mid-dialog; nothing of the conversation is lost. A `:level` suffix switches thinking."""
+    model, suffix = resolve_model(name, env, agent_dir_from_env(env))
+    settings = session_settings(agent.session)
+    _apply(agent, model, settings.thinking_level or suffix or agent.config.request_options.thinking_level)
+
+
+def switch_thinking(agent: Agent, level: str) -> None:
+    settings = session_settings(agent.session)
+    if level not in THINKING_LEVELS:
+        raise ValueError(f"Unknown thinking level '{level}': use one of {', '.join(THINKING_LEVELS)}.")
+    if settings.thinking_level and settings.thinking_level != level:
+        raise ValueError(
+            f"The profile sets thinkingLevel: {settings.thinking_level}, which wins over /thinking."
+        )
+    _apply(agent, agent.config.model, level)

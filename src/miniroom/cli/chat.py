@@ -1,21 +1,24 @@
-"""`miniroom chat`: an interactive session; text streams, tool calls show as one line, Ctrl-C aborts a turn."""
+"""`miniroom chat`: text streams, each tool call is one line, Ctrl-C aborts a turn."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
-import threading
 from typing import TextIO
 
+from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import CommandError, agent_from_args, fail
-from miniroom.cli.render import first_line, usage_line
+from miniroom.cli.render import first_line, notice_line, usage_line
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
 from miniroom.llm.messages import Usage
 
-HELP = "Type a message and press Enter. /help shows this, /exit (or Ctrl-D) quits; Ctrl-C stops a running turn."
+HELP = (
+    "Type a message and press Enter. /help shows this, /exit (or Ctrl-D) quits; Ctrl-C stops a running turn."
+)
 
 
 class ChatView:
@@ -43,6 +46,8 @@ class ChatView:
         elif isinstance(event, ev.ToolEnded) and event.result.is_error:
             text = "".join(getattr(block, "text", "") for block in event.result.content)
             self._line(f"  ✗ {first_line(text)}")
+        elif (notice := notice_line(event)) is not None:
+            self._line(notice)
         elif isinstance(event, ev.TurnEnded):
             if event.error is not None:
                 self._line(f"✗ {event.error}")
@@ -51,46 +56,40 @@ class ChatView:
             self._line(usage_line(event.usage, self.session_usage))
 
 
-def _start_reader(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
-    """Read stdin in a daemon thread, so the event loop stays free to stream and to handle Ctrl-C."""
-
-    def read() -> None:
-        while True:
-            try:
-                line: str | None = input()
-            except (EOFError, KeyboardInterrupt):
-                line = None
-            loop.call_soon_threadsafe(lines.put_nowait, line)
-            if line is None:
-                return
-
-    threading.Thread(target=read, name="chat-input", daemon=True).start()
-
-
-async def _chat(agent: Agent) -> None:
+async def _turn(agent: Agent, text: str) -> None:
+    """One turn, with Ctrl-C bound to abort while it runs."""
     loop = asyncio.get_running_loop()
-    lines: asyncio.Queue[str | None] = asyncio.Queue()
-    _start_reader(loop, lines)
+    loop.add_signal_handler(signal.SIGINT, agent.abort)
+    try:
+        await agent.prompt(text)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def _read_line() -> str | None:
+    try:
+        return input("> ")
+    except EOFError:
+        return None
+    except KeyboardInterrupt:  # Ctrl-C at the prompt clears the line, like a shell
+        print()
+        return ""
+
+
+def chat_loop(agent: Agent, runner: asyncio.Runner) -> None:
     view = ChatView(sys.stdout, agent.session_usage)
     agent.subscribe(view)
     print(f"miniroom chat · {agent.config.model.ref} · session {agent.session.id[:8]} · /help for help")
-    while True:
-        sys.stdout.write("> ")
-        sys.stdout.flush()
-        line = await lines.get()
-        if line is None or line.strip() in ("/exit", "/quit"):
-            print()
-            return
-        if line.strip() == "/help":
-            print(HELP)
+    while (line := _read_line()) is not None:
+        text = line.strip()
+        if not text:
             continue
-        if not line.strip():
+        if text.startswith("/"):
+            if run_chat_command(agent, text, runner, os.environ) is ChatAction.EXIT:
+                return
             continue
-        loop.add_signal_handler(signal.SIGINT, agent.abort)
-        try:
-            await agent.prompt(line)
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
+        runner.run(_turn(agent, line))
+    print()
 
 
 def chat_command(args: argparse.Namespace) -> int:
@@ -99,9 +98,8 @@ def chat_command(args: argparse.Namespace) -> int:
     except CommandError as error:
         return fail(str(error))
     try:
-        asyncio.run(_chat(agent))
-    except KeyboardInterrupt:
-        print()
+        with asyncio.Runner() as runner:
+            chat_loop(agent, runner)
     finally:
         agent.session.close()
     return 0

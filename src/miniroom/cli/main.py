@@ -13,11 +13,20 @@ if TYPE_CHECKING:
 
 
 def _add_session_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", "-m", help="provider/model[:thinking], e.g. anthropic/claude-sonnet-5:high")
+    parser.add_argument(
+        "--model", "-m", help="provider/model[:thinking], e.g. anthropic/claude-sonnet-5:high"
+    )
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--continue", "-c", dest="continue_latest", action="store_true",
-                       help="resume this folder's latest session")
-    group.add_argument("--session", "-s", dest="session_id", metavar="ID", help="resume the session with this id")
+    group.add_argument(
+        "--continue",
+        "-c",
+        dest="continue_latest",
+        action="store_true",
+        help="resume this folder's latest session",
+    )
+    group.add_argument(
+        "--session", "-s", dest="session_id", metavar="ID", help="resume the session with this id"
+    )
     parser.add_argument("--cwd", metavar="DIR", help="working folder (default: the current one)")
 
 
@@ -43,6 +52,19 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--cwd", metavar="DIR")
     show = session_commands.add_parser("show", help="a session's messages and totals")
     show.add_argument("session_id", metavar="ID")
+
+    config = commands.add_parser("config", help="check the project's settings files")
+    config_commands = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    check = config_commands.add_parser("check", help="validate .miniroom/*.yml and config.yaml")
+    check.add_argument("dir", nargs="?", metavar="DIR", help="the project folder (default: the current one)")
+    check.add_argument("--config", metavar="FILE", help="config.yaml to check (default: DIR/config.yaml)")
+
+    profile = commands.add_parser("profile", help="show how the agent's settings resolve")
+    profile_commands = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    show_profile = profile_commands.add_parser("show", help="each setting's value and its source, as JSON")
+    show_profile.add_argument("name", nargs="?", metavar="NAME", help="a profile of .miniroom/miniagent.yml")
+    show_profile.add_argument("--model", metavar="ALIAS", help="apply this config.yaml model's variables")
+    show_profile.add_argument("--cwd", metavar="DIR")
     return parser
 
 
@@ -64,6 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from miniroom.cli.sessions import sessions_command
 
         return sessions_command(args)
+    if args.command == "config":
+        from miniroom.cli.settings import config_check_command
+
+        return config_check_command(args)
+    if args.command == "profile":
+        from miniroom.cli.settings import profile_show_command
+
+        return profile_show_command(args)
     build_parser().print_help(sys.stderr)
     return 2
 

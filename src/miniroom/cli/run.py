@@ -9,7 +9,7 @@ import signal
 import sys
 
 from miniroom.cli.common import CommandError, agent_from_args, fail
-from miniroom.cli.render import error_record, event_record, session_record
+from miniroom.cli.render import error_record, event_record, notice_line, session_record
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
 
@@ -34,6 +34,12 @@ def _json_listener(event: ev.AgentEvent) -> None:
         _print_json(error_record(event))
 
 
+def _notice_listener(event: ev.AgentEvent) -> None:
+    line = notice_line(event)
+    if line is not None:
+        print(line, file=sys.stderr, flush=True)
+
+
 async def _run(agent: Agent, prompt: str) -> ev.TurnEnded:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.abort)
@@ -53,6 +59,8 @@ def run_command(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(session_record(agent))
         agent.subscribe(_json_listener)
+    else:
+        agent.subscribe(_notice_listener)
     ended = asyncio.run(_run(agent, prompt))
     if ended.error is not None:
         return fail(f"{ended.error} (model {agent.config.model.ref})", code=1)

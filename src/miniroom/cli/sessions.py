@@ -37,11 +37,16 @@ def _show(agent_dir: Path, session_id: str) -> int:
         elif isinstance(message, AssistantMessage):
             total.add(message.usage)
             calls = ", ".join(call.name for call in message.tool_calls)
-            print(f"assistant ({message.model}): {first_line(message.text) or '—'}" + (f" [{calls}]" if calls else ""))
+            print(
+                f"assistant ({message.model}): {first_line(message.text) or '—'}"
+                + (f" [{calls}]" if calls else "")
+            )
         elif isinstance(message, ToolResultMessage) and message.is_error:
             print(f"  {message.tool_name} error: {first_line(message.text)}")
-    print(f"\ntokens: input {total.input:,}, output {total.output:,}, cache read {total.cache_read:,}, "
-          f"cache write {total.cache_write:,}\ncost: {money(total.cost)}")
+    print(
+        f"\ntokens: input {total.input:,}, output {total.output:,}, cache read {total.cache_read:,}, "
+        f"cache write {total.cache_write:,}\ncost: {money(total.cost)}"
+    )
     return 0
 
 

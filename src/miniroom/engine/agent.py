@@ -11,10 +11,20 @@ from typing import Any, TypeVar
 import httpx
 
 from miniroom.engine import events as ev
+from miniroom.engine.compaction import (
+    KEEP_RECENT_TOKENS,
+    SUMMARIZER_PROMPT,
+    choose_first_kept,
+    context_tokens,
+    file_activity,
+    needs_compaction,
+    summary_request,
+)
+from miniroom.engine.retry_policy import RetryPolicy
 from miniroom.engine.session import Session
 from miniroom.engine.tool import DEFAULT_TOOL_CALL_TIMEOUT, Tool, ToolContext, ToolError, ToolResult
 from miniroom.llm import events as llm_events
-from miniroom.llm.errors import ProviderError
+from miniroom.llm.errors import ErrorKind, ProviderError
 from miniroom.llm.messages import (
     AssistantMessage,
     Context,
@@ -26,6 +36,7 @@ from miniroom.llm.messages import (
     UserMessage,
 )
 from miniroom.llm.model import Model
+from miniroom.llm.serialize import message_from_dict
 from miniroom.llm.stream import RequestOptions, stream_response
 
 T = TypeVar("T")
@@ -41,12 +52,24 @@ class AgentConfig:
     request_options: RequestOptions = field(default_factory=RequestOptions)
     tool_timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
     tool_settings: dict[str, Any] = field(default_factory=dict)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+def model_context(messages: list[Message]) -> list[Message]:
+    """What the model is sent: failed attempts and empty aborted answers are kept in the session, not here."""
+    return [
+        m
+        for m in messages
+        if not (isinstance(m, AssistantMessage) and m.stop_reason in ("error", "aborted") and not m.content)
+    ]
 
 
 class Agent:
     """Runs turns of one session. UIs `subscribe` to events; `abort` stops the request and kills tools."""
 
-    def __init__(self, config: AgentConfig, session: Session, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self, config: AgentConfig, session: Session, client: httpx.AsyncClient | None = None
+    ) -> None:
         self.config = config
         self.session = session
         self.client = client
@@ -97,31 +120,71 @@ class Agent:
         self.session.append_message(message)
 
     async def _abortable(self, work: Awaitable[T]) -> T:
-        self._inner = asyncio.ensure_future(work)
+        future = asyncio.ensure_future(work)
+        self._inner = future
+        if self._aborted:  # aborted between two steps: nothing new may start
+            future.cancel()
         try:
-            return await self._inner
+            return await future
         finally:
             self._inner = None
 
     async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderError | None]:
+        """One model answer: compacting first when the context is full, retrying transient failures."""
+        if needs_compaction(self.messages, self.config.model.context_window):
+            await self.compact("threshold", turn_usage)
+        policy = self.config.retry
+        attempt, overflow_compacted = 1, False
+        while True:
+            message, error = await self._attempt(turn_usage)
+            if error is None or message.stop_reason == "aborted":
+                return message, error
+            if error.kind is ErrorKind.CONTEXT_OVERFLOW and not overflow_compacted:
+                overflow_compacted = True
+                if await self.compact("overflow", turn_usage):
+                    continue
+            if not error.retryable or attempt >= policy.max_attempts:
+                return message, error
+            self._emit(
+                ev.RetryScheduled(
+                    self.config.model.ref, attempt, policy.max_attempts, str(error), policy.interval_seconds
+                )
+            )
+            try:
+                await self._abortable(asyncio.sleep(policy.interval_seconds))
+            except asyncio.CancelledError:
+                if not self._aborted:
+                    raise
+                return self._aborted_message(""), None
+            attempt += 1
+
+    async def _attempt(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderError | None]:
         partial: list[str] = []
+        context = Context(
+            self.config.system_prompt, model_context(self.messages), [tool.spec for tool in self.config.tools]
+        )
         try:
-            done = await self._abortable(self._stream(partial))
+            done = await self._abortable(self._stream(context, self.config.request_options, partial))
         except asyncio.CancelledError:
             if not self._aborted:
                 raise
             done = llm_events.StreamDone(self._aborted_message("".join(partial)))
         message = done.message
-        turn_usage.add(message.usage)
-        self.session_usage.add(message.usage)
+        self._count_usage(message.usage, turn_usage)
         self._record(message)
         self._emit(ev.MessageCompleted(message))
-        self._emit(ev.UsageReported(message.usage, replace(turn_usage), replace(self.session_usage)))
         return message, done.error
 
-    async def _stream(self, partial: list[str]) -> llm_events.StreamDone:
-        context = Context(self.config.system_prompt, list(self.messages), [t.spec for t in self.config.tools])
-        stream = stream_response(self.config.model, context, self.config.request_options, self.client)
+    def _count_usage(self, usage: Usage, turn_usage: Usage) -> None:
+        """Every attempt is paid, failed ones too: all of it goes into the turn's and the session's totals."""
+        turn_usage.add(usage)
+        self.session_usage.add(usage)
+        self._emit(ev.UsageReported(usage, replace(turn_usage), replace(self.session_usage)))
+
+    async def _stream(
+        self, context: Context, options: RequestOptions, partial: list[str]
+    ) -> llm_events.StreamDone:
+        stream = stream_response(self.config.model, context, options, self.client)
         async for event in stream:
             if isinstance(event, llm_events.TextDelta):
                 partial.append(event.text)
@@ -132,11 +195,49 @@ class Agent:
                 return event
         raise RuntimeError("the model stream ended without a final message")
 
+    async def compact(self, reason: str = "manual", turn_usage: Usage | None = None) -> bool:
+        """Summarize the older part of the context into a compaction entry; False when nothing was done."""
+        previous, entries = self.session.context_entries()
+        # on overflow the provider refused this context: keep only the current turn verbatim
+        keep = 0 if reason == "overflow" else min(KEEP_RECENT_TOKENS, self.config.model.context_window // 4)
+        cut = choose_first_kept(entries, keep)
+        if cut == 0:
+            return False
+        older = [message_from_dict(entry["message"]) for entry in entries[:cut]]
+        request = Context(SUMMARIZER_PROMPT, [summary_request(older, previous)])
+        options = replace(self.config.request_options, thinking_level="off")
+        try:
+            done = await self._abortable(self._stream(request, options, []))
+        except asyncio.CancelledError:
+            if not self._aborted:
+                raise
+            return False
+        self._count_usage(done.message.usage, turn_usage or Usage())
+        if done.error is not None or not done.message.text.strip():
+            return False
+        summary = "\n\n".join(
+            part for part in (done.message.text.strip(), file_activity(older).render()) if part
+        )
+        tokens_before = context_tokens(self.messages)
+        first_kept = entries[cut]["id"] if cut < len(entries) else None
+        self.session.append(
+            "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before
+        )
+        self.messages = self.session.messages()
+        self._emit(ev.Compacted(reason, tokens_before, context_tokens(self.messages), summary))
+        return True
+
     def _aborted_message(self, text: str) -> AssistantMessage:
         model = self.config.model
         content: list[Any] = [TextContent(text)] if text else []
-        return AssistantMessage(content, model.provider, model.id, model.api, stop_reason="aborted",
-                                error_message="Aborted by the user.")
+        return AssistantMessage(
+            content,
+            model.provider,
+            model.id,
+            model.api,
+            stop_reason="aborted",
+            error_message="Aborted by the user.",
+        )
 
     async def _run_tools(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
         for call in calls:
@@ -160,15 +261,21 @@ class Agent:
         tool = self._tools.get(call.name)
         if tool is None:
             available = ", ".join(sorted(self._tools)) or "none"
-            return ToolResult.text(f"Unknown tool '{call.name}'. Available tools: {available}.", is_error=True)
+            return ToolResult.text(
+                f"Unknown tool '{call.name}'. Available tools: {available}.", is_error=True
+            )
         timeout = self.config.tool_timeout
-        context = ToolContext(self.config.cwd, timeout, self.config.model.accepts_images, self.config.tool_settings)
+        context = ToolContext(
+            self.config.cwd, timeout, self.config.model.accepts_images, self.config.tool_settings
+        )
         try:
             params = tool.validate(call.arguments)
             return await asyncio.wait_for(tool.execute(params, context), timeout)
         except ToolError as error:
             return ToolResult.text(str(error), is_error=True)
         except TimeoutError:
-            return ToolResult.text(f"{call.name} timed out after {timeout:g} seconds and was stopped.", is_error=True)
+            return ToolResult.text(
+                f"{call.name} timed out after {timeout:g} seconds and was stopped.", is_error=True
+            )
         except Exception as error:  # a bug in a tool must not end the turn
             return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)

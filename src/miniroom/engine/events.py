@@ -60,5 +60,34 @@ class TurnEnded:
     aborted: bool = False
 
 
-AgentEvent = TextDelta | ThinkingDelta | ToolStarted | ToolEnded | UsageReported | MessageCompleted | TurnEnded
+@dataclass(frozen=True)
+class RetryScheduled:
+    """A failed attempt that will be retried after `wait_seconds`; not an error."""
+
+    model: str
+    attempt: int
+    max_attempts: int
+    cause: str
+    wait_seconds: float
+
+
+@dataclass(frozen=True)
+class Compacted:
+    reason: str  # "threshold" | "overflow" | "manual"
+    tokens_before: int
+    tokens_after: int
+    summary: str
+
+
+AgentEvent = (
+    TextDelta
+    | ThinkingDelta
+    | ToolStarted
+    | ToolEnded
+    | UsageReported
+    | MessageCompleted
+    | TurnEnded
+    | RetryScheduled
+    | Compacted
+)
 EventListener = Callable[[AgentEvent], None]

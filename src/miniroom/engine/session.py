@@ -11,11 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from miniroom.llm.messages import AssistantMessage, Message, TextContent, ToolResultMessage
+from miniroom.llm.messages import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
 from miniroom.llm.serialize import MessageFormatError, message_from_dict, message_to_dict
 
 SESSION_VERSION = 3
-INTERRUPTED_TOOL_TEXT = "The tool call was interrupted before it finished (the process stopped); it has no result."
+INTERRUPTED_TOOL_TEXT = (
+    "The tool call was interrupted before it finished (the process stopped); it has no result."
+)
 
 
 class SessionError(Exception):
@@ -60,8 +62,13 @@ class Session:
         session_id = str(uuid.uuid4())
         stamp = _now_iso().replace(":", "-").replace(".", "-")
         path = directory / f"{stamp}_{session_id}.jsonl"
-        header = {"type": "session", "version": SESSION_VERSION, "id": session_id, "timestamp": _now_iso(),
-                  "cwd": str(cwd)}
+        header = {
+            "type": "session",
+            "version": SESSION_VERSION,
+            "id": session_id,
+            "timestamp": _now_iso(),
+            "cwd": str(cwd),
+        }
         session = cls(path, header, [])
         session._write_line(header)
         return session
@@ -108,7 +115,13 @@ class Session:
         entry_id = secrets.token_hex(4)
         while entry_id in self._by_id:
             entry_id = secrets.token_hex(4)
-        entry = {"type": entry_type, "id": entry_id, "parentId": self.leaf_id, "timestamp": _now_iso(), **fields}
+        entry = {
+            "type": entry_type,
+            "id": entry_id,
+            "parentId": self.leaf_id,
+            "timestamp": _now_iso(),
+            **fields,
+        }
         self._write_line(entry)
         self.entries.append(entry)
         self._by_id[entry_id] = entry
@@ -133,23 +146,27 @@ class Session:
         path.reverse()
         return path
 
+    def context_entries(self) -> tuple[str | None, list[dict[str, Any]]]:
+        """The latest compaction summary (if any) and the message entries the model still sees in full."""
+        branch = self.branch()
+        for index in range(len(branch) - 1, -1, -1):
+            entry = branch[index]
+            if entry["type"] == "compaction":
+                kept_id = entry.get("firstKeptEntryId")
+                ids = [e["id"] for e in branch[:index]]
+                start = ids.index(kept_id) if kept_id in ids else index
+                rest = branch[start:index] + branch[index + 1 :]
+                return str(entry.get("summary", "")), [e for e in rest if e["type"] == "message"]
+        return None, [e for e in branch if e["type"] == "message"]
+
     def messages(self) -> list[Message]:
-        """The conversation on the current branch; unreadable messages are skipped."""
-        result: list[Message] = []
-        for entry in self.branch():
-            if entry["type"] != "message":
-                continue
-            try:
-                result.append(message_from_dict(entry["message"]))
-            except (MessageFormatError, KeyError):
-                continue
-        return result
+        """The conversation the model sees: after a compaction, its summary then the entries it kept."""
+        summary, entries = self.context_entries()
+        prefix: list[Message] = [] if summary is None else [compaction_summary_message(summary)]
+        return prefix + _entry_messages(entries)
 
     def latest(self, entry_type: str) -> dict[str, Any] | None:
-        for entry in reversed(self.branch()):
-            if entry["type"] == entry_type:
-                return entry
-        return None
+        return next((entry for entry in reversed(self.branch()) if entry["type"] == entry_type), None)
 
     def repair_interrupted_tool_calls(self) -> int:
         """Give every tool call left without a result (a killed process) an error result; return how many."""
@@ -169,6 +186,21 @@ class Session:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def compaction_summary_message(summary: str) -> UserMessage:
+    text = f"The conversation so far was compacted into this summary:\n<summary>\n{summary}\n</summary>"
+    return UserMessage.of_text(text)
+
+
+def _entry_messages(entries: list[dict[str, Any]]) -> list[Message]:
+    result: list[Message] = []
+    for entry in entries:
+        try:
+            result.append(message_from_dict(entry["message"]))
+        except (MessageFormatError, KeyError):
+            continue
+    return result
 
 
 def sessions_root(agent_dir: Path) -> Path:

@@ -36,12 +36,18 @@ def find_session_path(agent_dir: Path, session_id: str) -> Path:
     wanted = session_id.strip()
     if not wanted:
         raise SessionError("The session id is empty: give an id from `miniroom sessions list`.")
-    matches = [p for p in sessions_root(agent_dir).glob("*/*.jsonl") if p.stem.split("_", 1)[-1].startswith(wanted)]
+    matches = [
+        p for p in sessions_root(agent_dir).glob("*/*.jsonl") if p.stem.split("_", 1)[-1].startswith(wanted)
+    ]
     if not matches:
-        raise SessionError(f"No session with id '{wanted}' in {sessions_root(agent_dir)}. "
-                           "See `miniroom sessions list --all`.")
+        raise SessionError(
+            f"No session with id '{wanted}' in {sessions_root(agent_dir)}. "
+            "See `miniroom sessions list --all`."
+        )
     if len(matches) > 1:
-        raise SessionError(f"Session id '{wanted}' is ambiguous ({len(matches)} sessions): give more characters.")
+        raise SessionError(
+            f"Session id '{wanted}' is ambiguous ({len(matches)} sessions): give more characters."
+        )
     return matches[0]
 
 
@@ -71,8 +77,15 @@ def read_session_info(path: Path) -> SessionInfo | None:
                 ).strip()
     if header is None:
         return None
-    return SessionInfo(str(header.get("id")), path, str(header.get("cwd", "")), str(header.get("timestamp", "")),
-                       path.stat().st_mtime, count, first_prompt)
+    return SessionInfo(
+        str(header.get("id")),
+        path,
+        str(header.get("cwd", "")),
+        str(header.get("timestamp", "")),
+        path.stat().st_mtime,
+        count,
+        first_prompt,
+    )
 
 
 def list_sessions(agent_dir: Path, cwd: Path | None) -> list[SessionInfo]:

@@ -183,7 +183,9 @@ class AnthropicParser:
         if kind == "text":
             return [assembler.add_text(block["text"])] if block.get("text") else []
         if kind == "thinking":
-            events: list[StreamEvent] = [assembler.add_thinking(block["thinking"])] if block.get("thinking") else []
+            events: list[StreamEvent] = (
+                [assembler.add_thinking(block["thinking"])] if block.get("thinking") else []
+            )
             if block.get("signature"):
                 assembler.set_signature(block["signature"])
             return events

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class ErrorKind(str, Enum):
+class ErrorKind(StrEnum):
     RATE_LIMIT = "rate_limit"  # 429
     OVERLOADED = "overloaded"  # 529 / overloaded_error / 503
     SERVER = "server"  # other 5xx
@@ -20,7 +20,13 @@ class ErrorKind(str, Enum):
 
 
 RETRYABLE = frozenset(
-    {ErrorKind.RATE_LIMIT, ErrorKind.OVERLOADED, ErrorKind.SERVER, ErrorKind.BAD_REQUEST, ErrorKind.CONNECTION}
+    {
+        ErrorKind.RATE_LIMIT,
+        ErrorKind.OVERLOADED,
+        ErrorKind.SERVER,
+        ErrorKind.BAD_REQUEST,
+        ErrorKind.CONNECTION,
+    }
 )
 
 

@@ -10,6 +10,7 @@ import httpx
 
 from miniroom.llm.errors import ErrorKind, ProviderError
 from miniroom.llm.model import Model
+from miniroom.llm.providers import get_template
 
 CONNECT_TIMEOUT = 10.0
 _REASON_LIMIT = 500
@@ -55,23 +56,29 @@ def error_from_status(model: Model, status: int, body: bytes) -> ProviderError:
 
 
 def error_from_payload(model: Model, payload: Any) -> ProviderError:
-    """An error the provider reported inside a stream: Anthropic's `error` event or OpenAI's `{"error": ...}`."""
+    """An error reported inside a reply: Anthropic's `error` event or OpenAI's `{"error": ...}` chunk."""
     error_type, reason = _error_fields(payload)
     return classify_error(model, _STATUS_OF_ERROR_TYPE.get(error_type, 500), error_type, reason, status=None)
 
 
-def classify_error(model: Model, code: int, error_type: str, reason: str, status: int | None) -> ProviderError:
+def classify_error(
+    model: Model, code: int, error_type: str, reason: str, status: int | None
+) -> ProviderError:
     """`code` is the HTTP status or what the provider's error type stands for; `status` is what we report."""
     provider = model.provider
     reason = reason or error_type or "no reason given"
     if code == 402 or _QUOTA.search(f"{error_type} {reason}"):
-        message = f"{provider} says the account is out of quota or credit: {reason}. Check its plan and billing."
+        message = (
+            f"{provider} says the account is out of quota or credit: {reason}. Check its plan and billing."
+        )
         return ProviderError(ErrorKind.QUOTA, message, status)
     if code == 429:
         message = f"{provider} rate limit reached: {reason}. Wait a moment, or send fewer requests."
         return ProviderError(ErrorKind.RATE_LIMIT, message, status)
     if code in (503, 529) or error_type == "overloaded_error":
-        return ProviderError(ErrorKind.OVERLOADED, f"{provider} is overloaded: {reason}. Try again later.", status)
+        return ProviderError(
+            ErrorKind.OVERLOADED, f"{provider} is overloaded: {reason}. Try again later.", status
+        )
     if code in (401, 403):
         return ProviderError(ErrorKind.AUTH, _auth_message(model, reason), status)
     if code in (400, 413) and _CONTEXT_OVERFLOW.search(reason):
@@ -86,16 +93,24 @@ def classify_error(model: Model, code: int, error_type: str, reason: str, status
     return ProviderError(ErrorKind.BAD_REQUEST, f"{provider} rejected the request: {reason}.{hint}", status)
 
 
-def error_from_exception(model: Model, exc: httpx.HTTPError, read_timeout: float) -> ProviderError:
+def error_from_exception(
+    model: Model, exc: httpx.HTTPError | httpx.InvalidURL, read_timeout: float
+) -> ProviderError:
     """A transport failure: the host could not be reached, the reply stalled, or the connection broke."""
     where = model.base_url
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, httpx.ProxyError):
-        message = f"the proxy refused the connection to {where} ({detail}): check HTTPS_PROXY/HTTP_PROXY/NO_PROXY."
+        message = (
+            f"the proxy refused the connection to {where} ({detail}): check HTTPS_PROXY/HTTP_PROXY/NO_PROXY."
+        )
     elif isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
-        message = f"cannot connect to {where} ({detail}): check the base URL, the network and any proxy settings."
+        message = (
+            f"cannot connect to {where} ({detail}): check the base URL, the network and any proxy settings."
+        )
     elif isinstance(exc, httpx.TimeoutException):
-        message = f"{where} sent nothing for {read_timeout:g} s ({type(exc).__name__}); the reply was abandoned."
+        message = (
+            f"{where} sent nothing for {read_timeout:g} s ({type(exc).__name__}); the reply was abandoned."
+        )
     elif isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         message = f"the base URL {where} is not a valid http(s) URL ({detail}): fix the model's baseUrl."
     else:
@@ -104,21 +119,27 @@ def error_from_exception(model: Model, exc: httpx.HTTPError, read_timeout: float
 
 
 def truncated_connection_error(model: Model) -> ProviderError:
-    message = f"the connection to {model.base_url} closed before the reply was complete; the reply is incomplete."
+    message = (
+        f"the connection to {model.base_url} closed before the reply was complete; the reply is incomplete."
+    )
     return ProviderError(ErrorKind.CONNECTION, message)
 
 
 def protocol_error(model: Model, problem: str) -> ProviderError:
-    return ProviderError(ErrorKind.PROTOCOL, f"could not understand the reply from {model.base_url}: {problem}")
+    return ProviderError(
+        ErrorKind.PROTOCOL, f"could not understand the reply from {model.base_url}: {problem}"
+    )
 
 
 def _auth_message(model: Model, reason: str) -> str:
-    variable = f"{model.provider.upper().replace('-', '_')}_API_KEY"
+    template = get_template(model.provider)
+    variable = template.key_variable if template else f"{model.provider.upper().replace('-', '_')}_API_KEY"
+    where = f"{variable} (or MINI_API_KEY, or the model's apiKey in models.json)"
     if not model.api_key:
-        return f"{model.provider} refused the request ({reason}): no API key is set. Set {variable} or the model's apiKey."
+        return f"{model.provider} refused the request ({reason}): no API key is set. Set {where}."
     return (
         f"{model.provider} refused the API key ({reason}). "
-        f"Check the API key variable ({variable} or the model's apiKey) and that it may use {model.id}."
+        f"Check the API key variable {where}, and that the key may use {model.id}."
     )
 
 

@@ -157,7 +157,7 @@ def _plain_message(error: ErrorDetails) -> str:
     if error["type"] == "extra_forbidden":
         allowed = ", ".join(_allowed_keys(error["loc"][:-1]))
         return f"unknown key; the keys allowed here are: {allowed}"
-    return _PLAIN_MESSAGES.get(error["type"], error["msg"])
+    return _PLAIN_MESSAGES.get(error["type"], error["msg"].replace("Input should be", "must be", 1))
 
 
 def _json_path(loc: tuple[int | str, ...]) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from miniroom.llm.model import API_NAMES, AUTH_TYPES, Api, AuthType, Model, ModelCost, ThinkingLevel
+from miniroom.llm.model import API_NAMES, AUTH_TYPES, Api, AuthType, Model, ThinkingLevel
 from miniroom.llm.model_name import DEFAULT_MODEL_NAME, ModelConfigError, ModelName, parse_model_name
 from miniroom.llm.models_json import (
     MODELS_JSON,
@@ -45,8 +45,8 @@ def resolve_model(
     models_path = agent_dir / MODELS_JSON
     models_file = load_models_json(models_path)
     entry = models_file.providers.get(parsed.provider) if models_file else None
-    source = _Source(parsed, get_template(parsed.provider), entry, models_path, overrides)
-    return source.build(env), parsed.thinking
+    source = _Source(parsed, get_template(parsed.provider), entry, models_path, overrides, env)
+    return source.build(), parsed.thinking
 
 
 @dataclass(frozen=True)
@@ -84,9 +84,10 @@ class _Source:
     template: ProviderTemplate | None
     entry: ProviderEntry | None
     models_path: Path
-    env: _EnvOverrides
+    overrides: _EnvOverrides
+    env: Mapping[str, str]
 
-    def build(self, env: Mapping[str, str]) -> Model:
+    def build(self) -> Model:
         self._check_provider_is_known()
         model_entry = self.entry.find_model(self.name.model_id) if self.entry else None
         api = self._api(model_entry)
@@ -97,14 +98,14 @@ class _Source:
             api=api,
             base_url=self._base_url(model_entry, api),
             auth=self._auth(api),
-            api_key=self._api_key(env),
+            api_key=self._api_key(),
             name=details.name,
             reasoning=details.reasoning,
             accepts_images=details.accepts_images,
             context_window=details.context_window,
             max_tokens=details.max_tokens,
             cost=details.cost,
-            headers=self._headers(model_entry, env),
+            headers=self._headers(model_entry),
         )
 
     @property
@@ -115,23 +116,23 @@ class _Source:
         if self.template or self.entry:
             return
         provider = self.name.provider
-        if not self.env.base_url:
+        if not self.overrides.base_url:
             raise ModelConfigError(
                 f'Unknown provider "{provider}" in model "{self.name.ref}". '
                 f"Known providers: {', '.join(known_providers())}. "
                 f"For another provider set MINI_BASE_URL and MINI_API, or add it to {self.models_path}."
             )
-        if not self.env.api:
+        if not self.overrides.api:
             raise ModelConfigError(
-                f'Provider "{provider}" has no template, so MINI_API must say its protocol: '
-                f"set MINI_API to {' or '.join(API_NAMES)}."
+                f'Provider "{provider}" has no ready template, so MINI_API must say which protocol '
+                f"MINI_BASE_URL speaks: set MINI_API to {' or '.join(API_NAMES)}."
             )
 
     def _api(self, model_entry: ModelEntry | None) -> Api:
         candidates = (
             model_entry.api if model_entry else None,
             self.entry.api if self.entry else None,
-            self.env.api,
+            self.overrides.api,
             self.template.api if self.template else None,
         )
         for api in candidates:
@@ -149,11 +150,11 @@ class _Source:
                 f"{self.where}, model {self.name.model_id}: baseUrl",
             ),
             (self.entry.base_url if self.entry else None, f"{self.where}.baseUrl"),
-            (self.env.base_url, "MINI_BASE_URL"),
+            (self.overrides.base_url, "MINI_BASE_URL"),
         )
         for url, origin in given:
             if url:
-                return normalize_base_url(url, api, origin)
+                return _normalize_base_url(url, api, origin)
         if self.template:
             return self.template.base_url
         raise ModelConfigError(f'{self.where} sets no "baseUrl": add it there, or set MINI_BASE_URL.')
@@ -161,31 +162,32 @@ class _Source:
     def _auth(self, api: Api) -> AuthType:
         if self.entry and self.entry.auth_header:
             return "bearer"
-        if self.env.auth:
-            return self.env.auth
+        if self.overrides.auth:
+            return self.overrides.auth
         if self.template and self.template.api == api:
             return self.template.auth
         return default_auth(api)
 
-    def _api_key(self, env: Mapping[str, str]) -> str:
+    def _api_key(self) -> str:
         looked_at: list[str] = []
         if self.entry and self.entry.api_key:
-            configured = resolve_config_value(self.entry.api_key, env, f"{self.where}.apiKey")
+            configured = resolve_config_value(self.entry.api_key, self.env, f"{self.where}.apiKey")
             if configured.value:
                 return configured.value
             looked_at.append(f"{configured.variable} (named by apiKey in {self.models_path})")
-        if self.env.api_key:
-            return self.env.api_key
+        if self.overrides.api_key:
+            return self.overrides.api_key
         looked_at.append("MINI_API_KEY")
         if self.template:
-            key = env_value(env, self.template.key_variable)
+            key = env_value(self.env, self.template.key_variable)
             if key:
                 return key
             looked_at.append(self.template.key_variable)
-        raise ModelConfigError(
-            f"No API key for {self.name.ref}: none of {', '.join(looked_at)} is set. "
-            "Set one of them to your API key."
-        )
+        if len(looked_at) == 1:
+            problem, fix = f"{looked_at[0]} is not set", "Set it to your API key."
+        else:
+            problem, fix = f"none of {', '.join(looked_at)} is set", "Set one of them to your API key."
+        raise ModelConfigError(f"No API key for {self.name.ref}: {problem}. {fix}")
 
     def _details(self, model_entry: ModelEntry | None) -> KnownModel:
         if model_entry:
@@ -198,34 +200,23 @@ class _Source:
         override = self.entry.find_override(self.name.model_id) if self.entry else None
         return _apply_override(base, override) if override else base
 
-    def _headers(self, model_entry: ModelEntry | None, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    def _headers(self, model_entry: ModelEntry | None) -> tuple[tuple[str, str], ...]:
+        """Provider headers, then the model's (its definition, or else its override); later ones win."""
         if not self.entry:
             return ()
-        layers = [self.entry.headers]
-        if not model_entry:
-            layers.append(_override_headers(self.entry.find_override(self.name.model_id)))
-        layers.append(model_entry.headers if model_entry else None)
+        specific = model_entry or self.entry.find_override(self.name.model_id)
         merged: dict[str, tuple[str, str]] = {}
-        for layer in layers:
-            for header, value in resolve_headers(layer or {}, env, self.where).items():
+        for layer in (self.entry.headers, specific.headers if specific else None):
+            for header, value in resolve_headers(layer or {}, self.env, self.where).items():
                 merged[header.lower()] = (header, value)  # HTTP header names are case-insensitive
         return tuple(merged.values())
 
 
-def _override_headers(override: ModelOverrideEntry | None) -> dict[str, str] | None:
-    return override.headers if override else None
-
-
 def _apply_override(base: KnownModel, override: ModelOverrideEntry) -> KnownModel:
     cost = base.cost
-    if override.cost:
-        given = override.cost.model_fields_set
-        cost = ModelCost(
-            input=override.cost.input if "input" in given else cost.input,
-            output=override.cost.output if "output" in given else cost.output,
-            cache_read=override.cost.cache_read if "cache_read" in given else cost.cache_read,
-            cache_write=override.cost.cache_write if "cache_write" in given else cost.cache_write,
-        )
+    if override.cost:  # a partial cost changes only the prices it gives (the names match ModelCost's)
+        given = {price: getattr(override.cost, price) for price in override.cost.model_fields_set}
+        cost = replace(cost, **given)
     return KnownModel(
         id=base.id,
         name=override.name or base.name,
@@ -237,7 +228,7 @@ def _apply_override(base: KnownModel, override: ModelOverrideEntry) -> KnownMode
     )
 
 
-def normalize_base_url(url: str, api: Api, origin: str) -> str:
+def _normalize_base_url(url: str, api: Api, origin: str) -> str:
     """Strip a trailing "/"; Anthropic's convention also drops a trailing "/v1" (the client adds it)."""
     if not url.startswith(("http://", "https://")):
         raise ModelConfigError(

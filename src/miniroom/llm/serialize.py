@@ -45,7 +45,9 @@ def content_from_dict(data: dict[str, Any]) -> AssistantContent | UserContent:
     if kind == "image":
         return ImageContent(str(data["data"]), str(data["mimeType"]))
     if kind == "thinking":
-        return ThinkingContent(str(data["thinking"]), data.get("thinkingSignature"), bool(data.get("redacted")))
+        return ThinkingContent(
+            str(data["thinking"]), data.get("thinkingSignature"), bool(data.get("redacted"))
+        )
     if kind == "toolCall":
         return ToolCall(str(data["id"]), str(data["name"]), dict(data.get("arguments") or {}))
     raise MessageFormatError(f"unknown content block type {kind!r}")
@@ -118,7 +120,11 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             return UserMessage(_user_blocks(data), timestamp)
         if role == "toolResult":
             return ToolResultMessage(
-                str(data["toolCallId"]), str(data["toolName"]), _user_blocks(data), bool(data.get("isError")), timestamp
+                str(data["toolCallId"]),
+                str(data["toolName"]),
+                _user_blocks(data),
+                bool(data.get("isError")),
+                timestamp,
             )
         if role == "assistant":
             blocks = [content_from_dict(block) for block in data.get("content", [])]

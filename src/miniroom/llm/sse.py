@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable
 from dataclasses import dataclass
 
 
@@ -12,7 +12,7 @@ class SseEvent:
     data: str  # the data lines joined by newlines
 
 
-async def iter_sse(lines: AsyncIterable[str]) -> AsyncIterator[SseEvent]:
+async def iter_sse(lines: AsyncIterable[str]) -> AsyncGenerator[SseEvent, None]:
     """Events from lines without their terminators (httpx's `aiter_lines`); a final event that never saw its
     blank line is incomplete and dropped, as the spec says, so a cut connection cannot yield half a JSON."""
     event = ""

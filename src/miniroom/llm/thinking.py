@@ -9,7 +9,7 @@ from miniroom.llm.model import Model, ThinkingLevel
 
 ANTHROPIC_MIN_BUDGET = 1024  # the smallest budget_tokens the API accepts
 
-# OpenAI's reasoning_effort has no "off" every model accepts ("none" is refused by older ones), so off omits it.
+# Not every OpenAI model accepts "none" for off, so off sends no effort: the model's default applies.
 OPENAI_EFFORT: dict[ThinkingLevel, str | None] = {
     "off": None,
     "minimal": "minimal",
@@ -32,7 +32,9 @@ DEEPSEEK_EFFORT: dict[ThinkingLevel, str | None] = {
 }
 
 
-def anthropic_thinking(model: Model, level: ThinkingLevel, budget: int, max_tokens: int) -> dict[str, Any] | None:
+def anthropic_thinking(
+    model: Model, level: ThinkingLevel, budget: int, max_tokens: int
+) -> dict[str, Any] | None:
     """The `thinking` field, or None to leave thinking off; the budget always leaves room for the answer."""
     if level == "off" or not model.reasoning:
         return None

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, Protocol
 
 from miniroom.llm.errors import ErrorKind, ProviderError
@@ -34,8 +33,6 @@ from miniroom.llm.sse import SseEvent
 # tell the model its call was malformed instead of failing on a missing field.
 INVALID_ARGUMENTS_KEY = "_invalid_json"
 
-_EMPTY_HEADERS: Mapping[str, str] = MappingProxyType({})
-
 
 @dataclass(frozen=True)
 class RequestOptions:
@@ -44,7 +41,7 @@ class RequestOptions:
     thinking_level: ThinkingLevel = "medium"
     thinking_budget: int = 65536  # Anthropic budget_tokens for every level but off
     max_tokens: int | None = None  # None: model.max_tokens
-    headers: Mapping[str, str] = field(default=_EMPTY_HEADERS)  # on top of model.headers
+    headers: Mapping[str, str] = field(default_factory=dict)  # on top of model.headers
     stream: bool = True
     timeout: float = 600.0  # read timeout in seconds; connecting has its own short timeout
 
@@ -57,7 +54,7 @@ class WireRequest:
 
 
 class ProtocolFailure(Exception):
-    """Raised by a parser for an error the provider reported inside a reply (an SSE `error` event)."""
+    """A failure found in a 200 reply: an error the provider reported inside it, or a reply we cannot read."""
 
     def __init__(self, error: ProviderError) -> None:
         super().__init__(str(error))
@@ -101,7 +98,7 @@ def request_headers(
 
 
 def parse_tool_arguments(raw: str) -> dict[str, Any]:
-    """A tool call's complete JSON arguments; anything but an object is kept raw under INVALID_ARGUMENTS_KEY."""
+    """A tool call's whole JSON arguments; anything but an object is kept raw under INVALID_ARGUMENTS_KEY."""
     if not raw.strip():
         return {}
     try:
@@ -111,10 +108,15 @@ def parse_tool_arguments(raw: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {INVALID_ARGUMENTS_KEY: raw}
 
 
-def usage_with_cost(model: Model, input: int, output: int, cache_read: int = 0, cache_write: int = 0) -> Usage:
+def usage_with_cost(
+    model: Model, input: int, output: int, cache_read: int = 0, cache_write: int = 0
+) -> Usage:
     cost = model.cost
     dollars = (
-        input * cost.input + output * cost.output + cache_read * cost.cache_read + cache_write * cost.cache_write
+        input * cost.input
+        + output * cost.output
+        + cache_read * cost.cache_read
+        + cache_write * cost.cache_write
     ) / 1_000_000
     return Usage(input=input, output=output, cache_read=cache_read, cache_write=cache_write, cost=dollars)
 
@@ -126,7 +128,7 @@ class _OpenToolCall:
 
 
 class MessageAssembler:
-    """Builds the AssistantMessage from a reply's pieces in arrival order, returning the event for each piece."""
+    """Builds the AssistantMessage from a reply's pieces in arrival order; returns each piece's event."""
 
     def __init__(self, model: Model) -> None:
         self.model = model

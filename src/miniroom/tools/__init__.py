@@ -1,1 +1,35 @@
-"""tools layer."""
+"""tools layer: the built-in tools, one file each, with their output caps and path checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from miniroom.engine.tool import Tool
+from miniroom.tools.bash import BashTool
+from miniroom.tools.edit import EditTool
+from miniroom.tools.find import FindTool
+from miniroom.tools.glob import GlobTool
+from miniroom.tools.grep import GrepTool
+from miniroom.tools.load_skill import LoadSkillTool, SkillRef
+from miniroom.tools.ls import LsTool
+from miniroom.tools.parallel_bash import ParallelBashTool
+from miniroom.tools.read import ReadTool
+from miniroom.tools.todo_write import TodoWriteTool
+from miniroom.tools.write import WriteTool
+
+
+def builtin_tools(skills: Sequence[SkillRef] = ()) -> list[Tool]:
+    """The 11 built-in tools, in the order the model sees them."""
+    return [
+        ReadTool(),
+        BashTool(),
+        ParallelBashTool(),
+        EditTool(),
+        WriteTool(),
+        GrepTool(),
+        FindTool(),
+        GlobTool(),
+        LsTool(),
+        LoadSkillTool(skills),
+        TodoWriteTool(),
+    ]

@@ -17,13 +17,24 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Drop pydantic's `title` keys: they cost tokens and tell the model nothing."""
-    cleaned = {k: v for k, v in schema.items() if k != "title"}
-    if "properties" in cleaned:
-        cleaned["properties"] = {k: _clean_schema(v) for k, v in cleaned["properties"].items()}
-    if "items" in cleaned and isinstance(cleaned["items"], dict):
-        cleaned["items"] = _clean_schema(cleaned["items"])
+def _clean_schema(schema: Any, definitions: dict[str, Any] | None = None) -> Any:
+    """Inline `$ref`s and drop pydantic's `title`s: they cost tokens, and some endpoints mishandle `$ref`."""
+    if isinstance(schema, list):
+        return [_clean_schema(item, definitions) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    definitions = {**(definitions or {}), **schema.get("$defs", {})}
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        return _clean_schema(definitions[reference.removeprefix("#/$defs/")], definitions)
+    cleaned = {}
+    for key, value in schema.items():
+        if key in ("title", "$defs"):
+            continue
+        if key == "properties":
+            cleaned[key] = {name: _clean_schema(prop, definitions) for name, prop in value.items()}
+        else:
+            cleaned[key] = _clean_schema(value, definitions)
     return cleaned
 
 
@@ -44,7 +55,8 @@ class BuiltinTool(Generic[P]):
 
     @cached_property
     def spec(self) -> ToolSpec:
-        return ToolSpec(self.name, self.description, _clean_schema(self.params_model.model_json_schema()))
+        schema: dict[str, Any] = _clean_schema(self.params_model.model_json_schema())
+        return ToolSpec(self.name, self.description, schema)
 
     def validate(self, arguments: dict[str, Any]) -> P:
         try:

@@ -29,7 +29,7 @@ class BashTool(BuiltinTool[BashParams]):
     description: ClassVar[str] = (
         "Run a shell command (bash -c) in the working folder; stdout and stderr come back merged, cut to "
         "the last 2000 lines or 50 KB, with the full output saved to a file named in the result. "
-        "Stdin is empty, so use non-interactive flags; background jobs (`cmd &`) keep running after the call."
+        "Stdin is empty, so use non-interactive flags; background jobs (`cmd > log 2>&1 &`) keep running."
     )
     params_model = BashParams
 

@@ -14,7 +14,7 @@ from miniroom.engine.tool import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import display_path, resolve_inside
-from miniroom.tools.ripgrep import find_rg, matches_name_glob, run_rg, walk_files
+from miniroom.tools.ripgrep import find_rg, matches_name_glob, run_rg, search_time_limit, walk_files
 
 MAX_LINE_CHARS = 500
 _BINARY_SNIFF_BYTES = 8192
@@ -24,7 +24,7 @@ _RG_LINE = re.compile(r"(\d+)([:-])(.*)", re.DOTALL)
 class GrepParams(Params):
     pattern: str = Field(min_length=1, description="Regex to search for")
     path: str = Field(".", description="File or folder to search")
-    glob: str | None = Field(None, description="Only files matching this glob, e.g. *.py")
+    glob: str = Field("", description="Only files matching this glob, e.g. *.py")
     ignore_case: bool = Field(False, description="Case-insensitive")
     literal: bool = Field(False, description="Treat pattern as plain text")
     context: int = Field(0, ge=0, le=20, description="Lines of context around each match")
@@ -33,7 +33,7 @@ class GrepParams(Params):
 
 @dataclass(frozen=True)
 class GrepLine:
-    """One output line: a match or a context line; `path` is None for a `--` gap between groups."""
+    """One output line: a match or context line; without `path`, a notice from rg or (empty) a `--` gap."""
 
     path: str | None
     number: int = 0
@@ -42,8 +42,10 @@ class GrepLine:
 
     def render(self) -> str:
         if self.path is None:
-            return "--"
-        text = self.text if len(self.text) <= MAX_LINE_CHARS else self.text[:MAX_LINE_CHARS] + " [line truncated]"
+            return self.text or "--"
+        text = (
+            self.text[:MAX_LINE_CHARS] + " [line truncated]" if len(self.text) > MAX_LINE_CHARS else self.text
+        )
         return f"{self.path}:{self.number}: {text}" if self.is_match else f"{self.path}-{self.number}- {text}"
 
 
@@ -61,10 +63,11 @@ class GrepTool(BuiltinTool[GrepParams]):
         if not target.exists():
             raise ToolError(f"Path not found: {params.path}. Check it with ls or find.")
         rg = find_rg()
-        if rg is None:
-            lines = await asyncio.wait_for(asyncio.to_thread(_python_grep, cwd, target, params), ctx.timeout)
-        else:
-            lines = await _rg_grep(rg, cwd, target, params, ctx.timeout)
+        async with search_time_limit(ctx.timeout):
+            if rg is None:
+                lines = await asyncio.to_thread(_python_grep, cwd, target, params)
+            else:
+                lines = await _rg_grep(rg, cwd, target, params)
         return _format(lines, params)
 
     def summary(self, arguments: dict[str, Any]) -> str:
@@ -85,20 +88,23 @@ def _rg_args(cwd: Path, target: Path, params: GrepParams) -> list[str]:
     return args if target == cwd else [*args, "--", display_path(cwd, target)]
 
 
-async def _rg_grep(rg: str, cwd: Path, target: Path, params: GrepParams, timeout: float) -> list[GrepLine]:
+async def _rg_grep(rg: str, cwd: Path, target: Path, params: GrepParams) -> list[GrepLine]:
     # Each match brings at most 2*context lines of context and one `--`: enough lines to see limit+1 matches.
     max_lines = (params.limit + 1) * (2 * params.context + 2)
-    output = await run_rg(rg, _rg_args(cwd, target, params), cwd, timeout, max_lines)
+    output = await run_rg(rg, _rg_args(cwd, target, params), cwd, max_lines)
     if output.returncode == 2 and not output.lines:
-        raise ToolError(f"grep failed for pattern {params.pattern!r}:\n{output.stderr.strip()}")
+        raise ToolError(
+            f"rg could not search for {params.pattern!r}:\n{output.stderr.strip()}\n"
+            "Fix the regex, or set literal to search for the text as it is."
+        )
     return [_parse_rg_line(line) for line in output.lines]
 
 
 def _parse_rg_line(line: str) -> GrepLine:
-    path, _, rest = line.partition("\0")
-    parsed = _RG_LINE.fullmatch(rest)
-    if not parsed:
-        return GrepLine(None)  # the `--` rg prints between groups of context
+    path, nul, rest = line.partition("\0")
+    parsed = _RG_LINE.fullmatch(rest) if nul else None
+    if parsed is None:  # `--` between groups of context, or a notice such as "binary file matches"
+        return GrepLine(None, text="" if line == "--" else line)
     return GrepLine(path, int(parsed.group(1)), parsed.group(3), parsed.group(2) == ":")
 
 
@@ -128,7 +134,9 @@ def _compile(params: GrepParams) -> re.Pattern[str]:
     try:
         return re.compile(source, re.IGNORECASE if params.ignore_case else 0)
     except re.error as error:
-        raise ToolError(f"Invalid regex {params.pattern!r}: {error}. Escape special characters or set literal.")
+        raise ToolError(
+            f"Invalid regex {params.pattern!r}: {error}. Escape special characters or set literal."
+        ) from None
 
 
 def _search_file(file: Path, shown: str, regex: re.Pattern[str], context: int) -> list[GrepLine]:
@@ -138,9 +146,14 @@ def _search_file(file: Path, shown: str, regex: re.Pattern[str], context: int) -
         return []
     if b"\0" in data[:_BINARY_SNIFF_BYTES]:
         return []  # binary, skipped as rg does
-    lines = data.decode("utf-8", "replace").splitlines()
+    # Split on LF only, as rg does (str.splitlines would also split on form feeds and U+2028).
+    lines = [
+        line.removesuffix("\r") for line in data.decode("utf-8", "replace").removesuffix("\n").split("\n")
+    ]
     hits = {index for index, line in enumerate(lines) if regex.search(line)}
-    shown_indexes = sorted({i for hit in hits for i in range(hit - context, hit + context + 1) if 0 <= i < len(lines)})
+    shown_indexes = sorted(
+        {i for hit in hits for i in range(hit - context, hit + context + 1) if 0 <= i < len(lines)}
+    )
     result: list[GrepLine] = []
     for position, index in enumerate(shown_indexes):
         if position and index != shown_indexes[position - 1] + 1:
@@ -152,12 +165,14 @@ def _search_file(file: Path, shown: str, regex: re.Pattern[str], context: int) -
 def _format(lines: list[GrepLine], params: GrepParams) -> ToolResult:
     kept, truncated = _trim_to_limit(lines, params.limit)
     if not kept:
-        return ToolResult.text(f"No matches found for {params.pattern!r} in {params.path}.")
+        return ToolResult.text(f"No matches found for {params.pattern!r} in {params.path}")
     capped = keep_head("\n".join(line.render() for line in kept))
     if not (truncated or capped.truncated):
         return ToolResult.text(capped.text)
     shown = "the matches that fit in 50 KB" if capped.truncated else f"the first {params.limit} matches"
-    return ToolResult.text(f"{capped.text}\n\n[Showing {shown}. Narrow the pattern, path or glob, or raise limit.]")
+    return ToolResult.text(
+        f"{capped.text}\n\n[Showing {shown}. Narrow the pattern, path or glob, or raise limit.]"
+    )
 
 
 def _trim_to_limit(lines: list[GrepLine], limit: int) -> tuple[list[GrepLine], bool]:
@@ -174,4 +189,4 @@ def _trim_to_limit(lines: list[GrepLine], limit: int) -> tuple[list[GrepLine], b
 
 
 def _strip_gap(lines: list[GrepLine]) -> list[GrepLine]:
-    return lines[:-1] if lines and lines[-1].path is None else lines
+    return lines[:-1] if lines and lines[-1] == GrepLine(None) else lines

@@ -18,6 +18,7 @@ from miniroom.tools.shell import (
     TimeoutSeconds,
     effective_timeout,
     one_line_summary,
+    require_folder,
 )
 
 MAX_COMMANDS = 16
@@ -85,8 +86,12 @@ class ParallelBashTool(BuiltinTool[ParallelBashParams]):
             async with limit:
                 return await shell.run()
 
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(run_one(command)) for command in params.commands]
+        require_folder(ctx.cwd)
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(run_one(command)) for command in params.commands]
+        except* ToolError as failures:  # a shell that could not start: the others were stopped
+            raise failures.exceptions[0] from None
         outcomes = [task.result() for task in tasks]
         text, full_output_path = combined_report(outcomes)
         details = {

@@ -1,21 +1,23 @@
-"""The file-search backend: the `rg` binary from the `ripgrep` package, or a small Python walk without it."""
+"""File search for grep, find and glob: the `rg` binary from the `ripgrep` package, or a Python walk."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import re
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.engine.tool import ToolError
-from miniroom.tools.paths import resolve_inside
+from miniroom.engine.tool import ToolError, ToolResult
+from miniroom.tools.output import keep_head
+from miniroom.tools.paths import display_path, resolve_inside
 
-# Hidden files count (.github, .env.example), .git never does; rg's own config files must not change the output.
+# Hidden files count (.github, .env.example), .git never does; an rg config file must not change the output.
 # Without --no-require-git, rg ignores .gitignore outside a git repository, unlike the Python walk.
 COMMON_RG_ARGS = ("--no-config", "--no-require-git", "--hidden", "--glob=!.git")
 _STREAM_LIMIT = 4 * 1024 * 1024  # longest stdout line read at once; grep lines are cut by rg long before that
@@ -39,10 +41,8 @@ def find_rg() -> str | None:
     return shutil.which("rg")
 
 
-async def run_rg(
-    rg: str, args: Sequence[str], cwd: Path, timeout: float, max_lines: int | None = None
-) -> RgOutput:
-    """Run rg in `cwd`; read at most `max_lines` lines of output; end it on timeout or cancellation."""
+async def run_rg(rg: str, args: Sequence[str], cwd: Path, max_lines: int | None = None) -> RgOutput:
+    """Run rg in `cwd` and read at most `max_lines` lines; rg is ended when we stop early or are cancelled."""
     process = await asyncio.create_subprocess_exec(
         rg,
         *COMMON_RG_ARGS,
@@ -54,12 +54,7 @@ async def run_rg(
         limit=_STREAM_LIMIT,
     )
     try:
-        return await asyncio.wait_for(_communicate(process, max_lines), timeout)
-    except TimeoutError:
-        raise ToolError(
-            f"The search took longer than {timeout:g} s and was stopped. "
-            "Search a smaller folder or use a more specific pattern."
-        ) from None
+        return await _communicate(process, max_lines)
     finally:
         if process.returncode is None:
             process.kill()
@@ -67,7 +62,8 @@ async def run_rg(
 
 
 async def _communicate(process: asyncio.subprocess.Process, max_lines: int | None) -> RgOutput:
-    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout is not None
+    assert process.stderr is not None
     stderr_task = asyncio.ensure_future(process.stderr.read())
     try:
         lines: list[str] = []
@@ -85,25 +81,38 @@ async def _communicate(process: asyncio.subprocess.Process, max_lines: int | Non
     return RgOutput(lines, stderr, returncode, stopped_early)
 
 
-async def list_files(root: Path, *, top: Path, timeout: float, pattern: str | None = None) -> list[str]:
+@contextlib.asynccontextmanager
+async def search_time_limit(seconds: float) -> AsyncIterator[None]:
+    """Cancel the search (ending rg) after `seconds`, and tell the model how to make it cheaper."""
+    try:
+        async with asyncio.timeout(seconds):
+            yield
+    except TimeoutError:
+        raise ToolError(
+            f"The search took longer than {seconds:g} s and was stopped. "
+            "Search a smaller folder or use a more specific pattern."
+        ) from None
+
+
+async def list_files(root: Path, *, top: Path, pattern: str | None = None) -> list[str]:
     """Files under `root` as posix paths relative to it, honouring .gitignore (from `top` down).
 
     `pattern` filters with rg's --glob rules: without a slash it matches file names at any depth.
     """
     rg = find_rg()
     if rg is None:
-        files = await asyncio.wait_for(asyncio.to_thread(walk_files, root, top), timeout)
+        files = await asyncio.to_thread(walk_files, root, top)
         return [name for name in files if pattern is None or matches_name_glob(pattern, name)]
     args = ["--files", f"--glob={pattern}"] if pattern else ["--files"]
-    output = await run_rg(rg, args, cwd=root, timeout=timeout)
+    output = await run_rg(rg, args, cwd=root)
     if output.returncode not in (0, 1) and not output.lines:
-        raise ToolError(f"Listing files failed: {output.stderr.strip()}")
+        raise ToolError(f"rg could not list files:\n{output.stderr.strip()}")
     return output.lines
 
 
 @functools.lru_cache(maxsize=256)
 def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A path glob as a regex: `*` and `?` stay within one folder, `**` crosses folders, `{a,b}` alternates."""
+    """A path glob as a regex: `*` and `?` stay in one folder, `**` crosses folders, `{a,b}` alternates."""
     return re.compile(_glob_regex(pattern), re.DOTALL)
 
 
@@ -129,7 +138,7 @@ def _glob_regex(pattern: str) -> str:
 
 
 def matches_name_glob(pattern: str, relative_path: str) -> bool:
-    """rg's --glob rule: a pattern without a slash matches the file name, otherwise the whole relative path."""
+    """rg's --glob rule: a pattern without a slash matches the file name, else the whole relative path."""
     if "/" not in pattern:
         return compile_glob(pattern).fullmatch(relative_path.rsplit("/", 1)[-1]) is not None
     return compile_glob(pattern.lstrip("/")).fullmatch(relative_path) is not None
@@ -157,7 +166,7 @@ class IgnoreRule:
 
 
 def parse_gitignore(text: str, base: str) -> list[IgnoreRule]:
-    """The simple part of gitignore: comments, `!` negation, trailing `/` for folders, anchoring by a slash."""
+    """The simple part of gitignore: comments, `!` negation, `/` at the end for folders, anchoring slashes."""
     rules = []
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
@@ -195,7 +204,7 @@ def _relative(path: Path, top: Path) -> str:
 
 
 def walk_files(root: Path, top: Path | None = None) -> list[str]:
-    """The fallback for `rg --files`: skips .git, symlinks and what .gitignore files from `top` down ignore."""
+    """The fallback for `rg --files`: skips .git, symlinks and what .gitignore files from `top` down say."""
     top = top or root
     rules: list[IgnoreRule] = []
     for folder in reversed(root.relative_to(top).parents):  # the folders between top and root hold rules too
@@ -229,3 +238,20 @@ def resolve_search_folder(cwd: Path, user_path: str) -> Path:
     if not folder.is_dir():
         raise ToolError(f"{user_path} is a file, not a folder. Give its folder as path, or read the file.")
     return folder
+
+
+def path_under(cwd: Path, folder: Path, name: str) -> str:
+    """A path found under `folder`, shown relative to the working folder."""
+    prefix = display_path(cwd, folder)
+    return name if prefix == "." else f"{prefix}/{name}"
+
+
+def file_list_result(paths: list[str], limit: int, none_found: str) -> ToolResult:
+    """One path a line, at most `limit` of them and 50 KB, with a note saying what was left out."""
+    if not paths:
+        return ToolResult.text(none_found)
+    capped = keep_head("\n".join(paths[:limit]))
+    if len(paths) <= limit and not capped.truncated:
+        return ToolResult.text(capped.text)
+    note = f"[Showing {capped.kept_lines} of {len(paths)} files. Narrow the pattern or path, or raise limit.]"
+    return ToolResult.text(f"{capped.text}\n\n{note}")

@@ -88,6 +88,15 @@ def effective_timeout(requested: int | None, ctx: ToolContext) -> float:
     return ctx.timeout if requested is None else min(float(requested), ctx.timeout)
 
 
+def require_folder(cwd: Path) -> None:
+    """Refuse to run anything when the working folder is missing, saying how to fix it."""
+    if not cwd.is_dir():
+        raise ToolError(
+            f"The working folder {cwd} does not exist or is not a folder, so no command can run there. "
+            "Create it, or start the agent in an existing folder."
+        )
+
+
 def one_line_summary(label: str, text: str, limit: int = 80) -> str:
     """`label text` on one line, cut with an ellipsis past `limit` characters."""
     line = f"{label} {' '.join(text.split())}".rstrip()
@@ -112,8 +121,8 @@ class OutputCapture:
     def __init__(self, max_lines: int = MAX_OUTPUT_LINES, max_bytes: int = MAX_OUTPUT_BYTES) -> None:
         self._max_lines = max_lines
         self._max_bytes = max_bytes
-        self._buffer = bytearray()  # everything until spilled to the file, afterwards only a tail
-        self._spilled = False  # past the caps: the file takes everything, memory keeps a tail
+        self._buffer = bytearray()  # all the output until spilled to the file, then only its tail
+        self._spilled = False
         self._tail_trimmed = False
         self._file: IO[bytes] | None = None
         self._path: str | None = None
@@ -263,14 +272,34 @@ class _CaptureProtocol(asyncio.SubprocessProtocol):
             self.exited.set_result(None)
 
 
-def _group_alive(pgid: int) -> bool:
+def _group_running(pgid: int) -> bool:
+    """Whether a process of the group still runs; zombies only await reaping (a container's PID 1 may not)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return _group_exists(pgid)
+    return any(entry.isdigit() and _running_member(entry, pgid) for entry in entries)
+
+
+def _group_exists(pgid: int) -> bool:
+    """Without procfs, ask the kernel; it counts zombies too."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass  # a member we may not signal still exists
     return True
+
+
+def _running_member(pid: str, pgid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat_file:
+            stat = stat_file.read()
+    except OSError:
+        return False
+    state, _parent, group = stat.rsplit(b")", 1)[-1].split()[:3]  # after "pid (command)"
+    return state != b"Z" and int(group) == pgid
 
 
 def _signal_group(pgid: int, signum: signal.Signals) -> None:
@@ -283,7 +312,7 @@ async def _kill_tree(pgid: int, protocol: _CaptureProtocol) -> None:
     _signal_group(pgid, signal.SIGTERM)
     # Polling: nothing signals when a process group becomes empty.
     for _ in range(int(KILL_GRACE_SECONDS / _GROUP_POLL_SECONDS)):
-        if not _group_alive(pgid):
+        if not _group_running(pgid):
             break
         await asyncio.sleep(_GROUP_POLL_SECONDS)
     _signal_group(pgid, signal.SIGKILL)
@@ -320,11 +349,7 @@ class ShellCommand:
         return CommandOutcome(self.command, capture.finish(), exit_code, timed_out, self.timeout)
 
     async def _spawn(self, capture: OutputCapture) -> tuple[asyncio.SubprocessTransport, _CaptureProtocol]:
-        if not self.cwd.is_dir():
-            raise ToolError(
-                f"The working folder {self.cwd} does not exist or is not a folder, so the command cannot "
-                "run. Create it, or start the agent in an existing folder."
-            )
+        require_folder(self.cwd)
         env = child_environment()
         try:
             return await asyncio.get_running_loop().subprocess_exec(

@@ -25,7 +25,9 @@ class Reply:
     usage: tuple[int, int, int, int] | None = None  # (input, output, cache_read, cache_write); None: estimate
     stop_reason: str | None = None  # either protocol's word ("length" or "max_tokens"); default from content
     status: int = 200  # non-200: an error response with the protocol's error body
-    error_type: str = ""  # with status 200 and a stream: a mid-stream error after the content
+    # With status 200, error_type makes a stream end in an error after the content (Anthropic `event: error`,
+    # OpenAI a data: {"error": ...} chunk); a request without a stream gets the error body with status 200.
+    error_type: str = ""  # empty: the usual type for the status, e.g. 429 rate_limit_error
     error_message: str = ""
     drop_after_events: int | None = None  # close the connection after N SSE events (non-stream: no response)
     delay: float = 0.0  # seconds before each SSE event (non-stream: before the response)

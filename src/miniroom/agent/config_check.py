@@ -1,0 +1,59 @@
+"""`config check`: every settings file a project has, each checked by the validator its loader uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from miniroom.agent.profile import check_profile_file
+from miniroom.engine.retry_policy import check_retry_file
+from miniroom.engine.yaml_source import Problem
+
+__all__ = ["VALIDATORS", "Problem", "Validator", "check_file", "check_project"]
+
+Validator = Callable[[Path], list[Problem]]
+
+# Path inside the project -> its validator. fetch.yml, search.yml, mcp.yml and hooks.yml join under
+# .miniroom/; config.yaml (at the project root by default) joins as Path("config.yaml").
+VALIDATORS: Mapping[Path, Validator] = MappingProxyType(
+    {
+        Path(".miniroom", "miniagent.yml"): check_profile_file,
+        Path(".miniroom", "retry.yml"): check_retry_file,
+    }
+)
+
+
+def _validator_for(path: Path) -> Validator | None:
+    return next((check for known, check in VALIDATORS.items() if known.name == path.name), None)
+
+
+def check_file(path: Path) -> list[Problem]:
+    """Check one settings file, chosen by its name (e.g. a config.yaml given with --config)."""
+    validate = _validator_for(path)
+    if validate is None:
+        known = ", ".join(sorted(known.name for known in VALIDATORS))
+        return [Problem(path, None, "", f"is not a settings file miniroom knows; it reads {known}")]
+    return validate(path)
+
+
+def _misnamed_files(project_dir: Path) -> list[Problem]:
+    """Warn about `miniagent.yaml` and the like: files miniroom would silently never read."""
+    problems = []
+    for known in VALIDATORS:
+        for other_suffix in (".yml", ".yaml"):
+            twin = project_dir / known.with_suffix(other_suffix)
+            if other_suffix != known.suffix and twin.exists():
+                message = f"miniroom reads {known.name}, never this file: rename it to {known.name}"
+                problems.append(Problem(twin, None, "", message, "warning"))
+    return problems
+
+
+def check_project(project_dir: Path) -> list[Problem]:
+    """Every problem in the project's settings files, in line order; a missing file is no problem."""
+    problems: list[Problem] = []
+    for relative, validate in VALIDATORS.items():
+        path = project_dir / relative
+        if path.exists():
+            problems.extend(sorted(validate(path), key=lambda problem: problem.line or 0))
+    return problems + _misnamed_files(project_dir)

@@ -1,0 +1,405 @@
+"""MiniAgent profiles: defaults < `.miniroom/miniagent.yml` < `MINI_PROFILE_*` < the model's variables."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from types import MappingProxyType
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, ValidationError, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+from miniroom.engine.yaml_source import (
+    OptionalPositiveWhole,
+    Problem,
+    SettingsModel,
+    YamlSource,
+    YamlSourceError,
+    describe_value,
+    error_message,
+    invalid,
+    load_yaml,
+    validation_problems,
+)
+from miniroom.llm.model import ThinkingLevel
+
+BUILTIN_TOOL_NAMES: tuple[str, ...] = (
+    "read", "bash", "parallel_bash", "edit", "write", "grep", "find", "glob", "ls", "load_skill",
+    "todo_write",
+)  # fmt: skip
+AGENT_TOOL_NAMES = ("agent", "agent_start", "agent_check", "agent_stop")
+CATALOGUE_TOOLS = {"fetch": "fetch.yml", "search": "search.yml"}
+PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
+PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+ENV_PREFIX = "MINI_PROFILE_"
+MINI_BACKENDS = ("mini", "mini-agent")  # mini-agent: the legacy alias
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
+Source = Literal["default", "profile", "env", "model"]
+WHERE = {"env": "in the process environment", "model": "in the model's variables"}
+_NO_VARIABLES: Mapping[str, str] = MappingProxyType({})
+
+
+class ProfileError(ValueError):
+    """A profile setting that cannot be used; the message says what, where and how to fix it."""
+
+
+@dataclass(frozen=True)
+class ProfileSettings:
+    """One agent's settings; the field defaults are the built-in defaults."""
+
+    load_claude_md: bool = True
+    load_agents_md: bool = True
+    enabled_tools: tuple[str, ...] | None = None
+    disabled_tools: tuple[str, ...] | None = None
+    tool_call_timeout: int = 300
+    max_output_tokens: int | None = None  # None: the model's own ceiling
+    thinking_budget: int = 65536
+    thinking_level: ThinkingLevel | None = None  # None: the level from the model name or the session
+    parallel_bash_threads: int = 5
+    read_max_lines: int = 500
+    max_parallel_agents: int = 4
+    system_prompt: str | None = None  # None: the built-in prompt
+    session_header: str | None = None  # None: the provider's usual header
+
+    def tool_enabled(self, name: str) -> bool:
+        """Whether the profile lets this tool in; tools a profile cannot filter always are."""
+        if name not in BUILTIN_TOOL_NAMES:
+            return True
+        if self.enabled_tools is not None:
+            return name in self.enabled_tools
+        return name not in (self.disabled_tools or ())
+
+
+SETTING_NAMES: tuple[str, ...] = tuple(item.name for item in fields(ProfileSettings))
+_DEFAULTS = ProfileSettings()
+_LIST_KEYS = ("enabledTools", "disabledTools")
+
+
+@dataclass(frozen=True)
+class ResolvedProfile:
+    """The settings an agent gets, where each came from, and what the user should hear about."""
+
+    name: str | None
+    settings: ProfileSettings
+    sources: dict[str, str]  # camelCase field -> "default" | "profile" | "env" | "model"
+    warnings: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        settings = {}
+        for attr in SETTING_NAMES:
+            value = getattr(self.settings, attr)
+            key = to_camel(attr)
+            settings[key] = {
+                "value": list(value) if isinstance(value, tuple) else value,
+                "source": self.sources[key],
+            }
+        return {"profile": self.name, "settings": settings, "warnings": list(self.warnings)}
+
+
+def tool_name_problem(name: str) -> str | None:
+    """Why `name` cannot stand in a profile's tool list, or None when it can."""
+    if name in BUILTIN_TOOL_NAMES:
+        return None
+    if name in AGENT_TOOL_NAMES:
+        return f"'{name}' is always given to root chats and no profile can enable or disable it: remove it"
+    if name in CATALOGUE_TOOLS:
+        return (
+            f"'{name}' is not a built-in tool and no profile can enable or disable it: it exists while "
+            f".miniroom/{CATALOGUE_TOOLS[name]} has an enabled service; remove it from the list"
+        )
+    close = difflib.get_close_matches(name, BUILTIN_TOOL_NAMES, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"unknown tool '{name}'{hint}; a profile can list only {', '.join(BUILTIN_TOOL_NAMES)}"
+
+
+def _check_tool_name(name: str) -> str:
+    problem = tool_name_problem(name)
+    if problem:
+        raise invalid(problem)
+    return name
+
+
+def _check_header_name(name: str | None) -> str | None:
+    if name is not None and not HEADER_NAME.match(name):
+        raise invalid(
+            "must be an HTTP header name (letters, digits and '-', no spaces), got {got}",
+            got=describe_value(name),
+        )
+    return name
+
+
+def _yaml_off(value: object) -> object:
+    # YAML 1.1 reads a bare `off` as false, so `thinkingLevel: off` arrives as a boolean.
+    return "off" if value is False else value
+
+
+ToolName = Annotated[str, AfterValidator(_check_tool_name)]
+
+
+class ProfileFields(SettingsModel):
+    """One profile as written in miniagent.yml; None means "not set here"."""
+
+    load_claude_md: bool | None = None
+    load_agents_md: bool | None = None
+    enabled_tools: list[ToolName] | None = None
+    disabled_tools: list[ToolName] | None = None
+    tool_call_timeout: OptionalPositiveWhole = None
+    max_output_tokens: OptionalPositiveWhole = None
+    thinking_budget: OptionalPositiveWhole = None
+    thinking_level: Annotated[ThinkingLevel | None, BeforeValidator(_yaml_off)] = None
+    parallel_bash_threads: OptionalPositiveWhole = None
+    read_max_lines: OptionalPositiveWhole = None
+    max_parallel_agents: OptionalPositiveWhole = None
+    system_prompt: str | None = None
+    session_header: Annotated[str | None, AfterValidator(_check_header_name)] = None
+
+    @field_validator("enabled_tools")
+    @classmethod
+    def _some_tools(cls, names: list[str] | None) -> list[str] | None:
+        if names == []:
+            raise invalid("is empty, which would leave the agent no tools at all: name the tools to allow")
+        return names
+
+    @model_validator(mode="after")
+    def _one_list(self) -> ProfileFields:
+        if self.enabled_tools is not None and self.disabled_tools is not None:
+            raise invalid(
+                "sets both enabledTools and disabledTools: keep one, the allowlist (enabledTools) "
+                "or the denylist (disabledTools)"
+            )
+        return self
+
+
+def _profiles_mapping(source: YamlSource, problems: list[Problem]) -> dict[Any, Any]:
+    """The `profiles:` mapping of the file, reporting any other shape."""
+    data = source.data
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        message = f"the file must be a mapping with a `profiles:` key, got {describe_value(data)}"
+        problems.append(source.problem((), message))
+        return {}
+    for key in data:
+        if key != "profiles":
+            problems.append(
+                source.problem((str(key),), "unknown key: the file holds only `profiles:` at its root")
+            )
+    profiles = data.get("profiles")
+    if profiles is None:
+        return {}
+    if not isinstance(profiles, dict):
+        message = f"must be a mapping of profile names to settings, got {describe_value(profiles)}"
+        problems.append(source.problem(("profiles",), message))
+        return {}
+    return profiles
+
+
+def _profile_name_problem(name: object) -> str | None:
+    if isinstance(name, str) and PROFILE_NAME.match(name):
+        return None
+    if isinstance(name, bool):
+        return f"YAML reads this profile name as {describe_value(name)}, not as text: put the name in quotes"
+    suggestion = re.sub(r"[^a-z0-9_-]+", "-", str(name).lower()).strip("-_")
+    hint = f", for example '{suggestion}'" if PROFILE_NAME.match(suggestion) else ""
+    return (
+        f"'{name}' is not a valid profile name: use lowercase letters, digits, '-' and '_', "
+        f"starting with a letter or digit{hint}"
+    )
+
+
+def _read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
+    """Each valid profile's set fields (camelCase), and every problem (errors and warnings) in the file."""
+    if not path.exists():
+        return {}, []
+    try:
+        source = load_yaml(path)
+    except YamlSourceError as error:
+        return {}, [error.problem]
+    problems = list(source.problems)
+    profiles: dict[str, dict[str, Any]] = {}
+    for key, body in _profiles_mapping(source, problems).items():
+        # YAML reads a name such as `2024:` as a number, though the name mask allows it.
+        name = str(key) if isinstance(key, int) and not isinstance(key, bool) else key
+        loc = ("profiles", str(name))
+        name_problem = _profile_name_problem(name)
+        if name_problem:
+            problems.append(source.problem(loc, name_problem))
+            continue
+        try:
+            parsed = ProfileFields.model_validate({} if body is None else body)
+        except ValidationError as error:
+            problems.extend(validation_problems(source, error, ProfileFields, loc))
+            continue
+        if parsed.disabled_tools == []:
+            message = "is empty, so it disables nothing: name the tools to disable, or delete the key"
+            problems.append(source.problem((*loc, "disabledTools"), message, "warning"))
+        profiles[name] = parsed.model_dump(by_alias=True, exclude_none=True)
+    return profiles, problems
+
+
+def check_profile_file(path: Path) -> list[Problem]:
+    """Everything wrong in a miniagent.yml, with line numbers (for `config check`)."""
+    return _read_profiles(path)[1]
+
+
+def profile_name_from_backend(value: str | None) -> str | None:
+    """The profile an AGENT_BACKEND value picks (`mini:safe` -> `safe`), or None for the defaults."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    backend, _, suffix = text.partition(":")
+    if backend.strip().lower() not in MINI_BACKENDS:
+        raise ProfileError(
+            f"AGENT_BACKEND={text} names a backend miniroom does not have: miniroom has only the built-in "
+            "`mini` backend. Set AGENT_BACKEND=mini, or AGENT_BACKEND=mini:<profile> to use a profile "
+            "from .miniroom/miniagent.yml."
+        )
+    return suffix.strip().lower() or None
+
+
+_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def parse_variables(lines: Sequence[str]) -> dict[str, str]:
+    """A model's `variables:` list (`NAME=value` lines) as a mapping; a later line wins."""
+    variables: dict[str, str] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue  # a blank entry sets nothing
+        name, equals, value = line.partition("=")
+        if not equals:
+            # Show only a leading variable name: the line may be a key pasted without its name.
+            first, *rest = line.split()
+            shown = f" ('{first}{' ...' if rest else ''}')" if _VARIABLE_NAME.match(first) else ""
+            raise ProfileError(f"Model variable {number}{shown} has no '=': write it as NAME=value.")
+        if not _VARIABLE_NAME.match(name.strip()):
+            raise ProfileError(
+                f"Model variable {number} has the name '{name.strip()}': a variable name is letters, digits "
+                "and '_', not starting with a digit (NAME=value)."
+            )
+        variables[name.strip()] = value.strip()
+    return variables
+
+
+_BOOLEAN_TEXT = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+_WHOLE_NUMBER = re.compile(r"^[+-]?\d+$")
+
+
+def _from_text(attr: str, text: str) -> object:
+    """A variable's text as its field's value; anything unparseable is left for validation to reject."""
+    value = text.strip()
+    if isinstance(getattr(_DEFAULTS, attr), bool):
+        return _BOOLEAN_TEXT.get(value.lower(), value)
+    if attr in ("enabled_tools", "disabled_tools"):
+        return [name.strip() for name in value.split(",") if name.strip()]
+    if attr == "system_prompt":
+        return text  # a prompt keeps its own whitespace
+    if attr == "thinking_level":
+        return value.lower()
+    if attr == "session_header":
+        return value
+    return int(value) if _WHOLE_NUMBER.match(value) else value
+
+
+def _variable(attr: str) -> str:
+    return ENV_PREFIX + attr.upper()
+
+
+def _env_layer(env: Mapping[str, str], where: str) -> dict[str, Any]:
+    """The settings one source of MINI_PROFILE_* variables sets (camelCase); ProfileError if any is bad."""
+    values = {
+        to_camel(attr): _from_text(attr, env[_variable(attr)])
+        for attr in SETTING_NAMES
+        if env.get(_variable(attr), "").strip()
+    }
+    if all(key in values for key in _LIST_KEYS):
+        raise ProfileError(
+            f"{_variable('enabled_tools')} and {_variable('disabled_tools')} are both set {where}: set only "
+            "one, the allowlist or the denylist."
+        )
+    try:
+        parsed = ProfileFields.model_validate(values)
+    except ValidationError as error:
+        variables = {to_camel(attr): _variable(attr) for attr in SETTING_NAMES}
+        named = [
+            (variables.get(str(item["loc"][0]), "") if item["loc"] else "", item) for item in error.errors()
+        ]
+        raise ProfileError(
+            "\n".join(f"{var} {where}: {error_message(item)}" for var, item in named)
+        ) from None
+    return parsed.model_dump(by_alias=True, exclude_none=True)
+
+
+def _merge(layers: Sequence[tuple[Source, Mapping[str, Any]]]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Lay each source over the ones below it; returns camelCase values and their sources."""
+    values = {to_camel(attr): getattr(_DEFAULTS, attr) for attr in SETTING_NAMES}
+    sources = dict.fromkeys(values, "default")
+    for source, layer in layers:
+        if any(key in layer for key in _LIST_KEYS):
+            # A tool list from a higher source replaces BOTH lists below it: an allowlist on the model mixed
+            # with a denylist from the profile would be the very "both lists" conflict the rules forbid.
+            for key in _LIST_KEYS:
+                if values[key] is not None:
+                    values[key], sources[key] = None, source
+        for key, value in layer.items():
+            values[key], sources[key] = value, source
+    return values, sources
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _backend_setting(model_variables: Mapping[str, str], process_env: Mapping[str, str]) -> tuple[str, str]:
+    """AGENT_BACKEND and where it was set; the model's own variable wins, an empty one counts as unset."""
+    for env, where in ((model_variables, WHERE["model"]), (process_env, WHERE["env"])):
+        value = env.get("AGENT_BACKEND", "").strip()
+        if value:
+            return value, where
+    return "", ""
+
+
+def _list_source(source: str, name: str | None) -> str:
+    if source == "profile":
+        return f"profile '{name}' in {PROFILE_FILE}"
+    return f"{_variable('disabled_tools')} {WHERE[source]}"
+
+
+def resolve_profile(
+    project_dir: Path, process_env: Mapping[str, str], model_variables: Mapping[str, str] = _NO_VARIABLES
+) -> ResolvedProfile:
+    """The settings for an agent of this project and model; raises ProfileError for every hard error."""
+    backend, backend_where = _backend_setting(model_variables, process_env)
+    try:
+        name = profile_name_from_backend(backend)
+    except ProfileError as error:
+        raise ProfileError(f"{error} (AGENT_BACKEND is set {backend_where}.)") from None
+    profiles, problems = _read_profiles(project_dir / PROFILE_FILE)
+    errors = [problem for problem in problems if problem.severity == "error"]
+    if errors:
+        raise ProfileError("\n".join(str(problem) for problem in errors))
+    warnings: list[str] = []
+    if name is not None and name not in profiles:
+        known = ", ".join(sorted(profiles)) or "none"
+        warnings.append(
+            f"Profile '{name}' (AGENT_BACKEND={backend}) is not in {PROFILE_FILE} (profiles there: {known}); "
+            "using the built-in defaults."
+        )
+        name = None
+    layers: list[tuple[Source, Mapping[str, Any]]] = [
+        ("profile", profiles[name] if name else {}),
+        ("env", _env_layer(process_env, WHERE["env"])),
+        ("model", _env_layer(model_variables, WHERE["model"])),
+    ]
+    values, sources = _merge(layers)
+    settings = ProfileSettings(**{attr: _frozen(values[to_camel(attr)]) for attr in SETTING_NAMES})
+    if settings.disabled_tools == ():
+        warnings.append(
+            f"disabledTools from {_list_source(sources['disabledTools'], name)} is empty, so it disables "
+            "nothing: name the tools to disable, or remove the setting."
+        )
+    return ResolvedProfile(name, settings, sources, tuple(warnings))

@@ -1,0 +1,72 @@
+"""How long to pause and how often to retry a failed provider request: `.miniroom/retry.yml` (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from miniroom.engine.yaml_source import (
+    OptionalPositiveWhole,
+    Problem,
+    SettingsModel,
+    YamlSourceError,
+    load_yaml,
+    validation_problems,
+)
+
+RETRY_FILE = Path(".miniroom") / "retry.yml"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """A fixed pause between attempts; `max_attempts` counts the first request too."""
+
+    interval_seconds: float = 60
+    max_attempts: int = 10
+
+
+class RetryFile(SettingsModel):
+    retry_interval_seconds: OptionalPositiveWhole = None
+    max_attempts: OptionalPositiveWhole = None
+
+
+def _read_retry_file(path: Path) -> tuple[RetryPolicy, list[Problem]]:
+    """The policy the file sets, or the defaults along with everything wrong in it."""
+    try:
+        source = load_yaml(path)
+    except YamlSourceError as error:
+        return RetryPolicy(), [error.problem]
+    try:
+        parsed = RetryFile.model_validate({} if source.data is None else source.data)
+    except ValidationError as error:
+        return RetryPolicy(), [*source.problems, *validation_problems(source, error, RetryFile)]
+    if source.problems:
+        return RetryPolicy(), list(source.problems)
+    defaults = RetryPolicy()
+    interval = parsed.retry_interval_seconds or defaults.interval_seconds
+    return RetryPolicy(float(interval), parsed.max_attempts or defaults.max_attempts), []
+
+
+def check_retry_file(path: Path) -> list[Problem]:
+    """Everything wrong in a retry.yml, with line numbers (for `config check`)."""
+    return _read_retry_file(path)[1]
+
+
+def load_retry_policy(project_dir: Path) -> tuple[RetryPolicy, list[str]]:
+    """The project's retry policy and warnings; a broken file never breaks a chat: the defaults apply."""
+    path = project_dir / RETRY_FILE
+    if not path.exists():
+        return RetryPolicy(), []
+    policy, problems = _read_retry_file(path)
+    if not problems:
+        return policy, []
+    defaults = RetryPolicy()
+    details = "; ".join(problem.detail() for problem in problems)
+    warning = (
+        f"{path} is not valid ({details}), so the default retry settings apply "
+        f"(a {defaults.interval_seconds:g} s pause, {defaults.max_attempts} attempts); "
+        "fix the file, or save the retry settings again to replace it."
+    )
+    return defaults, [warning]

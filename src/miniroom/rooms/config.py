@@ -1,0 +1,245 @@
+"""The schema of `config.yaml` (agents, rooms, models, router, bot accounts, Matrix) and its loader."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
+from miniroom.rooms.config_errors import (
+    ConfigError,
+    Problem,
+    describe,
+    did_you_mean,
+    read_yaml,
+    validation_problems,
+)
+from miniroom.rooms.thread_mode import DEFAULT_THREAD_MODE, ThreadMode
+
+__all__ = [
+    "AgentConfig",
+    "ConfigError",
+    "DefaultsConfig",
+    "LlmJudgment",
+    "MatrixConfig",
+    "ModelConfig",
+    "ParticipationConfig",
+    "RoomConfig",
+    "RoomsConfig",
+    "RouterConfig",
+    "TypesafeJudgment",
+    "load_config",
+    "validate_config",
+]
+
+_VARIABLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+_USER_ID = re.compile(r"@[^:\s]+:\S+")
+
+
+def _user_id(value: str) -> str:
+    if _USER_ID.fullmatch(value) is None:
+        raise ValueError(f'"{value}" is not a Matrix user ID; write it as @name:server')
+    return value
+
+
+def _variable_line(line: str) -> str:
+    if _VARIABLE.fullmatch(line) is None:
+        raise ValueError(f'"{line}" is not a NAME=value line (e.g. MINI_MAX_TOKENS=8000)')
+    return line
+
+
+UserId = Annotated[str, AfterValidator(_user_id)]
+VariableLine = Annotated[str, AfterValidator(_variable_line)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LlmJudgment(_Strict):
+    """A separate decision model: an alias under `models:`."""
+
+    provider: Literal["llm"]
+    model: str
+    timeout_seconds: float = Field(default=5.0, gt=0)
+
+
+class TypesafeJudgment(_Strict):
+    """System One (TypeSafe); approves at or above `threshold`. Needs TYPESAFE_API_KEY."""
+
+    provider: Literal["typesafe"]
+    threshold: float = Field(default=0.8, ge=0, le=1)
+    timeout_seconds: float = Field(default=1.5, gt=0)
+
+
+Judgment = Annotated[LlmJudgment | TypesafeJudgment, Field(discriminator="provider")]
+
+
+class ParticipationConfig(_Strict):
+    """Adaptive participation: an agent already in a multi-human thread may judge untagged messages."""
+
+    debounce_seconds: float = Field(default=3.0, ge=0)
+    instructions: str | None = None
+    decline_reaction: str | None = None
+    judgment: Judgment | None = None
+
+
+class AgentConfig(_Strict):
+    """`agents.<name>`."""
+
+    display_name: str | None = None
+    role: str = ""
+    instructions: list[str] = Field(default_factory=list)
+    model: str | None = None
+    tools: list[str] = Field(default_factory=list)
+    rooms: list[str] = Field(default_factory=list)
+    thread_mode: ThreadMode = DEFAULT_THREAD_MODE
+    room_thread_modes: dict[str, ThreadMode] = Field(default_factory=dict)
+    participation: ParticipationConfig | None = None
+
+    @field_validator("instructions", mode="before")
+    @classmethod
+    def _one_instruction(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
+
+
+class RoomConfig(_Strict):
+    """`rooms.<key>`."""
+
+    display_name: str | None = None
+    alias: str | None = None
+
+
+class ModelConfig(_Strict):
+    """`models.<alias>`: a `provider/id:thinking` name and `NAME=value` variables for the engine."""
+
+    model: str
+    variables: list[VariableLine] = Field(default_factory=list)
+
+    @field_validator("model")
+    @classmethod
+    def _model_name(cls, value: str) -> str:
+        if "/" not in value:
+            raise ValueError(
+                f'"{value}" has no provider; write it as provider/model[:thinking], e.g. {NAME_EXAMPLE}'
+            )
+        try:
+            parse_model_name(value)
+        except ModelConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    def variable_map(self) -> dict[str, str]:
+        """The variables as a mapping; a later line wins over an earlier one with the same name."""
+        return dict(line.split("=", 1) for line in self.variables)
+
+
+class RouterConfig(_Strict):
+    """`router`: the model that picks one agent for an untagged message."""
+
+    model: str | None = None
+
+
+class DefaultsConfig(_Strict):
+    """`defaults`: values for agents that do not set their own."""
+
+    model: str | None = None
+
+
+class MatrixConfig(_Strict):
+    """`matrix`: where the agents live. Passwords and tokens come from the environment, never from here."""
+
+    homeserver: str
+    server_name: str
+    registration: Literal["auto", "login"] = "auto"
+    invite_from: list[UserId] = Field(default_factory=list)
+
+    @field_validator("homeserver")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f'"{value}" is not a URL; write it as https://matrix.example.org')
+        return value.rstrip("/")
+
+
+class RoomsConfig(_Strict):
+    """The whole `config.yaml`."""
+
+    agents: dict[str, AgentConfig] = Field(default_factory=dict)
+    rooms: dict[str, RoomConfig] = Field(default_factory=dict)
+    models: dict[str, ModelConfig] = Field(default_factory=dict)
+    router: RouterConfig = Field(default_factory=RouterConfig)
+    bot_accounts: list[UserId] = Field(default_factory=list)
+    defaults: DefaultsConfig = Field(default_factory=DefaultsConfig)
+    matrix: MatrixConfig | None = None
+
+
+def load_config(path: str | Path) -> RoomsConfig:
+    """Read and validate `path`; `ConfigError` names the file, line, key and fix for every problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file; pass --config or set MINIROOM_CONFIG.") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; save it as UTF-8.") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}.") from None
+    data, root = read_yaml(text, str(path))
+    return validate_config(data, source=str(path), root=root)
+
+
+def validate_config(
+    data: object, *, source: str = "config.yaml", root: yaml.Node | None = None
+) -> RoomsConfig:
+    """Validate parsed `config.yaml` data (the loader, the web UI and `config check` share this)."""
+    if data is None:
+        data = {}
+    try:
+        config = RoomsConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe(validation_problems(exc, RoomsConfig), source, root)) from None
+    problems = cross_check(config)
+    if problems:
+        raise ConfigError(describe(problems, source, root))
+    return config
+
+
+def cross_check(config: RoomsConfig) -> list[Problem]:
+    """References between sections: every room key and model alias an entry names must exist."""
+    problems: list[Problem] = []
+    models = _Names("model alias", "models", config.models)
+    rooms = _Names("room", "rooms", config.rooms)
+    for name, agent in config.agents.items():
+        where = ("agents", name)
+        problems += models.check((*where, "model"), agent.model, f'agent "{name}"')
+        for index, room in enumerate(agent.rooms):
+            problems += rooms.check((*where, "rooms", index), room, f'agent "{name}"')
+        judgment = agent.participation.judgment if agent.participation else None
+        if isinstance(judgment, LlmJudgment):
+            path = (*where, "participation", "judgment", "model")
+            problems += models.check(path, judgment.model, f'agent "{name}"')
+    problems += models.check(("router", "model"), config.router.model, "the router")
+    problems += models.check(("defaults", "model"), config.defaults.model, "defaults")
+    return problems
+
+
+class _Names:
+    """The keys of one section, to check references against."""
+
+    def __init__(self, what: str, section: str, entries: Mapping[str, object]) -> None:
+        self.what, self.section, self.known = what, section, list(entries)
+
+    def check(self, loc: tuple[str | int, ...], name: str | None, user: str) -> list[Problem]:
+        if name is None or name in self.known:
+            return []
+        defined = ", ".join(self.known) if self.known else "none yet"
+        hint = did_you_mean(name, self.known)
+        message = f'{user} names {self.what} "{name}", but {self.section}: defines no such entry'
+        message += f" ({hint})" if hint else f" (defined: {defined})"
+        return [Problem(loc, message)]

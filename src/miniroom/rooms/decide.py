@@ -1,0 +1,286 @@
+"""Who answers a message, and in which conversation: mentions, multi-human threads, routing, hand-offs."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from itertools import chain
+
+from miniroom.rooms.commands import is_command
+from miniroom.rooms.conversation import Conversation, EventLookup
+from miniroom.rooms.events import RoomEvent, parse_event
+from miniroom.rooms.mentions import MentionIndex, extract_mentions, trailing_mention
+from miniroom.rooms.policy import NEW_THREAD, AgentPolicy, RoomPolicy, RoomState, ThreadState
+from miniroom.rooms.thread_mode import ThreadMode
+
+
+class SilenceReason(enum.Enum):
+    """Why an agent stays silent; one value per rule and exception."""
+
+    NOT_A_MESSAGE = "not_a_message"  # reactions, redactions, state events, malformed events
+    EDIT = "edit"  # edits go through `regenerate_on_edit` instead
+    COMMAND = "command"  # `!` commands are answered by `commands`, never by agents
+    OWN_MESSAGE = "own_message"
+    NOT_IN_ROOM = "not_in_room"  # configured, but not joined to this room
+    SENDER_NOT_ALLOWED = "sender_not_allowed"  # reply permissions exclude the sender
+    FROM_AGENT = "from_agent"  # agents answer agents only when handed off to by a trailing mention
+    OTHER_AGENT_MENTIONED = "other_agent_mentioned"  # rule 1: someone else was tagged
+    MENTIONS_OTHERS = "mentions_others"  # rule 5: only joined people (not agents or bots) were tagged
+    MULTI_HUMAN_NEEDS_MENTION = "multi_human_needs_mention"  # rule 4
+    THREAD_TOO_LONG = "thread_too_long"  # too long to read at once; mention an agent to continue it
+    OTHER_AGENT_IN_THREAD = "other_agent_in_thread"  # rule 3: the agent already in the thread continues
+    ROUTED_TO_OTHER = "routed_to_other"  # the router picked another agent
+
+
+class ResponseReason(enum.Enum):
+    MENTIONED = "mentioned"  # rule 1
+    ONLY_CANDIDATE = "only_candidate"  # rules 2 and 3: the single eligible agent
+    IN_THREAD = "in_thread"  # rule 3: the agent already answering in this thread continues
+    HANDOFF = "handoff"  # another agent's reply ended with a mention of this agent
+    ROUTED = "routed"  # the router picked this agent
+
+
+@dataclass(frozen=True, slots=True)
+class Respond:
+    conversation: Conversation  # where the reply goes: the room level or a thread (new or existing)
+    reason: ResponseReason
+
+
+@dataclass(frozen=True, slots=True)
+class Silent:
+    reason: SilenceReason
+
+
+@dataclass(frozen=True, slots=True)
+class Judge:
+    """Reserved for adaptive participation: the agent judges whether to answer. Not produced yet."""
+
+    conversation: Conversation
+
+
+@dataclass(frozen=True, slots=True)
+class NeedsRouting:
+    """Several agents could answer an untagged message: the router (a separate model call) picks one."""
+
+    candidates: tuple[str, ...]
+
+
+Decision = Respond | Silent | Judge | NeedsRouting
+
+
+@dataclass(frozen=True)
+class RoomDecision:
+    """Every configured agent's decision for one event, in configuration order."""
+
+    event: RoomEvent
+    conversation: Conversation  # the event's own conversation
+    decisions: Mapping[str, Decision]
+    routed_conversations: Mapping[str, Conversation]  # where each routing candidate would reply
+
+    @property
+    def responders(self) -> tuple[str, ...]:
+        return tuple(name for name, decision in self.decisions.items() if isinstance(decision, Respond))
+
+    @property
+    def routing(self) -> NeedsRouting | None:
+        return next((d for d in self.decisions.values() if isinstance(d, NeedsRouting)), None)
+
+    def route_to(self, chosen: str) -> RoomDecision:
+        """The decision after the router picked `chosen`: it responds, the other candidates stay silent."""
+        if chosen not in self.routed_conversations:
+            raise ValueError(
+                f"{chosen!r} is not a routing candidate; choose one of {list(self.routed_conversations)}"
+            )
+        decisions = dict(self.decisions)
+        for name in self.routed_conversations:
+            decisions[name] = Silent(SilenceReason.ROUTED_TO_OTHER)
+        decisions[chosen] = Respond(self.routed_conversations[chosen], ResponseReason.ROUTED)
+        return replace(self, decisions=decisions, routed_conversations={})
+
+
+def decide(
+    event: RoomEvent,
+    policy: RoomPolicy,
+    room: RoomState,
+    *,
+    conversation: Conversation | None = None,
+    thread: ThreadState | None = None,
+) -> RoomDecision:
+    """Decide, for every configured agent, whether it answers `event` and where.
+
+    `conversation` comes from `resolve_conversation` (default: the event's own `m.thread`, no lookups);
+    `thread` describes that thread's history when the event is in one.
+    """
+    conversation = conversation or Conversation(room.room_id, event.relation.thread_root)
+    builder = _Builder(event, conversation, policy, room)
+    blanket = _blanket_silence(event)
+    if blanket is not None:
+        builder.silence(policy.agents, blanket)
+        return builder.result()
+    eligible = builder.eligible()
+    index = room.mentions or policy.agent_mentions
+    if event.sender in policy.agents_by_user_id:
+        target = handoff_target(event, policy, index)
+        builder.respond([agent for agent in eligible if agent.name == target], ResponseReason.HANDOFF)
+        builder.silence(eligible, SilenceReason.FROM_AGENT)
+        return builder.result()
+    mentions = extract_mentions(event, index)
+    if any(user_id in policy.agents_by_user_id for user_id in mentions):
+        builder.respond([agent for agent in eligible if agent.user_id in mentions], ResponseReason.MENTIONED)
+        builder.silence(eligible, SilenceReason.OTHER_AGENT_MENTIONED)
+    elif _mentions_other_people(mentions, event.sender, policy, room):
+        builder.silence(eligible, SilenceReason.MENTIONS_OTHERS)
+    elif conversation.is_thread:
+        _apply_thread_rules(builder, eligible, thread or NEW_THREAD)
+    else:
+        builder.pick(eligible, ResponseReason.ONLY_CANDIDATE)
+    return builder.result()
+
+
+def _apply_thread_rules(builder: _Builder, eligible: Sequence[AgentPolicy], thread: ThreadState) -> None:
+    policy, sender = builder.policy, builder.event.sender
+    if policy.count_humans(chain(thread.participants, (sender,))) >= 2:
+        # Adaptive participation will turn this into `Judge` for opted-in agents already in the thread.
+        builder.silence(eligible, SilenceReason.MULTI_HUMAN_NEEDS_MENTION)
+    elif len(eligible) > 1 and thread.too_long and not thread.answering:
+        builder.silence(eligible, SilenceReason.THREAD_TOO_LONG)
+    else:
+        in_thread = [agent for agent in eligible if agent.user_id in thread.participants]
+        if in_thread:
+            builder.pick(in_thread, ResponseReason.IN_THREAD)
+            builder.silence(eligible, SilenceReason.OTHER_AGENT_IN_THREAD)
+        else:
+            builder.pick(eligible, ResponseReason.ONLY_CANDIDATE)
+
+
+def handoff_target(event: RoomEvent, policy: RoomPolicy, index: MentionIndex | None = None) -> str | None:
+    """The agent an agent's reply hands off to by ending with its mention; that agent gets a new message."""
+    if event.sender not in policy.agents_by_user_id:
+        return None
+    user_id = trailing_mention(event, index or policy.agent_mentions)
+    agent = policy.agents_by_user_id.get(user_id) if user_id else None
+    return agent.name if agent is not None and agent.user_id != event.sender else None
+
+
+def _blanket_silence(event: RoomEvent) -> SilenceReason | None:
+    if event.is_edit:
+        return SilenceReason.EDIT
+    if not event.is_message:
+        return SilenceReason.NOT_A_MESSAGE
+    if is_command(event.body):
+        return SilenceReason.COMMAND
+    return None
+
+
+def _mentions_other_people(mentions: Iterable[str], sender: str, policy: RoomPolicy, room: RoomState) -> bool:
+    """Rule 5: tagged joined users that are not agents, bots or the sender; absent users do not count."""
+    return any(
+        user_id in room.joined and user_id not in policy.not_humans and user_id != sender
+        for user_id in mentions
+    )
+
+
+class _Builder:
+    """Collects one decision per agent; the first decision given to an agent is final."""
+
+    def __init__(
+        self, event: RoomEvent, conversation: Conversation, policy: RoomPolicy, room: RoomState
+    ) -> None:
+        self.event, self.conversation, self.policy, self.room = event, conversation, policy, room
+        self.decisions: dict[str, Decision] = {}
+        self.routed: dict[str, Conversation] = {}
+
+    def eligible(self) -> list[AgentPolicy]:
+        """Agents that may answer this sender here; the others get their reason now."""
+        sender, joined = self.event.sender, self.room.joined
+        eligible = []
+        for agent in self.policy.agents:
+            if agent.user_id == sender:
+                self.decisions[agent.name] = Silent(SilenceReason.OWN_MESSAGE)
+            elif agent.user_id not in joined:
+                self.decisions[agent.name] = Silent(SilenceReason.NOT_IN_ROOM)
+            elif not agent.may_reply_to(sender):
+                self.decisions[agent.name] = Silent(SilenceReason.SENDER_NOT_ALLOWED)
+            else:
+                eligible.append(agent)
+        return eligible
+
+    def respond(self, agents: Iterable[AgentPolicy], reason: ResponseReason) -> None:
+        for agent in agents:
+            self.decisions.setdefault(agent.name, Respond(self.reply_conversation(agent), reason))
+
+    def silence(self, agents: Iterable[AgentPolicy], reason: SilenceReason) -> None:
+        silent = Silent(reason)
+        for agent in agents:
+            self.decisions.setdefault(agent.name, silent)
+
+    def pick(self, candidates: Sequence[AgentPolicy], reason: ResponseReason) -> None:
+        """One candidate answers; several go to the router."""
+        if len(candidates) <= 1:
+            self.respond(candidates, reason)
+            return
+        routing = NeedsRouting(tuple(agent.name for agent in candidates))
+        for agent in candidates:
+            self.decisions.setdefault(agent.name, routing)
+            self.routed[agent.name] = self.reply_conversation(agent)
+
+    def reply_conversation(self, agent: AgentPolicy) -> Conversation:
+        return reply_conversation(self.event, self.conversation, self.room.thread_mode(agent.name))
+
+    def result(self) -> RoomDecision:
+        ordered = {agent.name: self.decisions[agent.name] for agent in self.policy.agents}
+        return RoomDecision(self.event, self.conversation, ordered, self.routed)
+
+
+def reply_conversation(event: RoomEvent, conversation: Conversation, mode: ThreadMode) -> Conversation:
+    """Room mode answers at the room level; thread mode answers in the thread, starting one if needed."""
+    if mode == "room":
+        return Conversation(conversation.room_id)
+    return Conversation(conversation.room_id, conversation.thread_root or event.event_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Regeneration:
+    """An agent reply to regenerate for edited content, and edit in place."""
+
+    agent: str
+    reply_event_id: str
+    original_event_id: str
+    body: str
+    formatted_body: str | None
+
+
+def regenerate_on_edit(
+    edit: RoomEvent,
+    *,
+    policy: RoomPolicy,
+    get_event: EventLookup,
+    agent_replies: Callable[[str], Mapping[str, str]],
+    newest_edit: RoomEvent | None = None,
+) -> tuple[Regeneration, ...]:
+    """The agent replies to regenerate after a person edited the message they answered.
+
+    `agent_replies(event_id)` maps agent name -> the reply it sent to that message. `newest_edit` is the
+    newest edit seen so far for the same message: an older edit arriving late regenerates nothing.
+    Edits by agents, edits of unknown messages and edits by someone other than the author are ignored.
+    """
+    target = edit.relation.replaces
+    if target is None or edit.body is None or edit.sender in policy.agents_by_user_id:
+        return ()
+    if newest_edit is not None and newest_edit.relation.replaces == target and _newer(newest_edit, edit):
+        return ()
+    raw = get_event(target)
+    original = parse_event(raw) if raw is not None else None
+    if original is None or original.sender != edit.sender or original.is_edit:
+        return ()
+    replies = agent_replies(target)
+    return tuple(
+        Regeneration(agent.name, replies[agent.name], target, edit.body, edit.formatted_body)
+        for agent in policy.agents
+        if agent.name in replies
+    )
+
+
+def _newer(first: RoomEvent, second: RoomEvent) -> bool:
+    return (first.origin_server_ts, first.event_id) > (second.origin_server_ts, second.event_id)

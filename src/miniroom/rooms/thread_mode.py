@@ -1,0 +1,66 @@
+"""Thread mode resolution: Matrix threads, or one continuous conversation per room."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+ThreadMode = Literal["thread", "room"]
+THREAD_MODES: tuple[ThreadMode, ...] = ("thread", "room")
+DEFAULT_THREAD_MODE: ThreadMode = "thread"
+
+
+class ThreadModeSettings(Protocol):
+    """An agent's configured modes (the config model's `agents.<name>` satisfies this)."""
+
+    @property
+    def thread_mode(self) -> ThreadMode: ...
+
+    @property
+    def room_thread_modes(self) -> Mapping[str, ThreadMode]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RoomRef:
+    """The names a room goes by: its Matrix room ID, its key under `rooms:`, and its alias."""
+
+    room_id: str
+    key: str | None = None
+    alias: str | None = None
+
+    def names(self) -> tuple[str, ...]:
+        """Room ID first, then key, then alias: the order a `room_thread_modes` entry is looked up in."""
+        return tuple(name for name in (self.room_id, self.key, self.alias) if name)
+
+
+def agent_thread_mode(
+    agent: ThreadModeSettings, room: RoomRef, override: ThreadMode | None = None
+) -> ThreadMode:
+    """The room override from `!thread_mode`, else the agent's entry for this room, else its thread_mode."""
+    if override is not None:
+        return override
+    per_room = agent.room_thread_modes
+    if per_room:
+        for name in room.names():
+            mode = per_room.get(name)
+            if mode is not None:
+                return mode
+    return agent.thread_mode
+
+
+def shared_thread_mode(modes: Iterable[ThreadMode]) -> ThreadMode:
+    """The mode every member agrees on, else (or with no members) thread."""
+    distinct = set(modes)
+    if len(distinct) == 1:
+        return distinct.pop()
+    return DEFAULT_THREAD_MODE
+
+
+def group_thread_mode(
+    agents: Iterable[ThreadModeSettings], room: RoomRef, override: ThreadMode | None = None
+) -> ThreadMode:
+    """A team's mode from its members, or the router's from every agent relevant to the room."""
+    if override is not None:
+        return override
+    return shared_thread_mode(agent_thread_mode(agent, room) for agent in agents)

@@ -1,0 +1,65 @@
+"""The `glob` tool: paths matching a glob relative to a folder, newest first (as Claude Code's Glob)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.ripgrep import (
+    compile_glob,
+    file_list_result,
+    list_files,
+    path_under,
+    resolve_search_folder,
+    search_time_limit,
+)
+
+
+class GlobParams(Params):
+    pattern: str = Field(min_length=1, description="Path glob relative to path, e.g. src/**/*.ts")
+    path: str = Field(".", description="Folder the pattern starts from")
+    limit: int = Field(100, ge=1, description="Max results")
+
+
+class GlobTool(BuiltinTool[GlobParams]):
+    name = "glob"
+    description = (
+        "List files whose path relative to path matches a glob (** crosses folders), skipping files "
+        "ignored by .gitignore. Newest first."
+    )
+    params_model = GlobParams
+
+    async def run(self, params: GlobParams, ctx: ToolContext) -> ToolResult:
+        if params.pattern.startswith(("/", "~")):
+            raise ToolError(
+                f"The pattern {params.pattern!r} is absolute; make it relative and put the folder in path."
+            )
+        cwd = ctx.cwd.resolve()
+        folder = resolve_search_folder(cwd, params.path)
+        regex = compile_glob(params.pattern.removeprefix("./"))
+        async with search_time_limit(ctx.timeout):
+            names = await list_files(folder, top=cwd)
+            matched = [name for name in names if regex.fullmatch(name)]
+            newest_first = await asyncio.to_thread(_sort_newest_first, folder, matched)
+        paths = [path_under(cwd, folder, name) for name in newest_first]
+        return file_list_result(paths, params.limit, f"No files match {params.pattern!r} in {params.path}")
+
+    def summary(self, arguments: dict[str, Any]) -> str:
+        where = str(arguments.get("path", "."))
+        return f"Glob {arguments.get('pattern', '')}" + ("" if where == "." else f" in {where}")
+
+
+def _sort_newest_first(folder: Path, names: list[str]) -> list[str]:
+    """Newest modification first, then by path; files gone since the listing are left out."""
+    dated: list[tuple[float, str]] = []
+    for name in names:
+        try:
+            dated.append((-(folder / name).stat().st_mtime, name))
+        except OSError:
+            continue
+    return [name for _, name in sorted(dated)]

@@ -1,0 +1,53 @@
+"""The `ls` tool: one folder's entries, sorted, folders marked with a trailing slash."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.output import keep_head
+from miniroom.tools.paths import resolve_inside
+
+
+class LsParams(Params):
+    path: str = Field(".", description="Folder to list")
+    limit: int = Field(500, ge=1, description="Max entries")
+
+
+class LsTool(BuiltinTool[LsParams]):
+    name = "ls"
+    description = "List a folder's entries (dotfiles included), sorted by name; folders end with /."
+    params_model = LsParams
+
+    async def run(self, params: LsParams, ctx: ToolContext) -> ToolResult:
+        folder = resolve_inside(ctx.cwd, params.path)
+        entries = await asyncio.to_thread(_list_entries, folder, params.path)
+        if not entries:
+            return ToolResult.text(f"{params.path} is empty.")
+        capped = keep_head("\n".join(entries[: params.limit]))
+        if len(entries) <= params.limit and not capped.truncated:
+            return ToolResult.text(capped.text)
+        note = f"[Showing {capped.kept_lines} of {len(entries)} entries. Raise limit, or list a subfolder.]"
+        return ToolResult.text(f"{capped.text}\n\n{note}")
+
+    def summary(self, arguments: dict[str, Any]) -> str:
+        return f"Ls {arguments.get('path', '.')}"
+
+
+def _list_entries(folder: Path, shown: str) -> list[str]:
+    if not folder.exists():
+        raise ToolError(f"Folder not found: {shown}. List its parent folder to see what exists.")
+    if not folder.is_dir():
+        raise ToolError(f"{shown} is a file, not a folder. Use read to see its content.")
+    try:
+        with os.scandir(folder) as scan:
+            names = [entry.name + ("/" if entry.is_dir() else "") for entry in scan]
+    except OSError as error:
+        raise ToolError(f"Cannot list {shown}: {error.strerror}.") from None
+    return sorted(names, key=lambda name: (name.lower(), name))

@@ -1,0 +1,593 @@
+"""Profile resolution: miniagent.yml, MINI_PROFILE_* in the process and the model's variables, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from miniroom.agent.profile import (
+    BUILTIN_TOOL_NAMES,
+    ProfileError,
+    ProfileSettings,
+    check_profile_file,
+    parse_variables,
+    profile_name_from_backend,
+    resolve_profile,
+)
+
+VALID_TOOLS = "read, bash, parallel_bash, edit, write, grep, find, glob, ls, load_skill, todo_write"
+
+
+def write_profiles(project: Path, text: str) -> Path:
+    path = project / ".miniroom" / "miniagent.yml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+SAFE_PROFILE = """\
+profiles:
+  safe:
+    disabledTools:
+      - bash
+    toolCallTimeout: 60
+    loadAgentsMd: false
+  readonly:
+    enabledTools: [read, grep, find, glob, ls]
+  empty: {}
+  bare:
+"""
+
+# --- defaults ---------------------------------------------------------------------------------------------
+
+DEFAULTS = [
+    ("loadClaudeMd", "load_claude_md", True),
+    ("loadAgentsMd", "load_agents_md", True),
+    ("enabledTools", "enabled_tools", None),
+    ("disabledTools", "disabled_tools", None),
+    ("toolCallTimeout", "tool_call_timeout", 300),
+    ("maxOutputTokens", "max_output_tokens", None),
+    ("thinkingBudget", "thinking_budget", 65536),
+    ("thinkingLevel", "thinking_level", None),
+    ("parallelBashThreads", "parallel_bash_threads", 5),
+    ("readMaxLines", "read_max_lines", 500),
+    ("maxParallelAgents", "max_parallel_agents", 4),
+    ("systemPrompt", "system_prompt", None),
+    ("sessionHeader", "session_header", None),
+]
+
+
+@pytest.mark.parametrize(("key", "attr", "default"), DEFAULTS)
+@pytest.mark.parametrize(
+    ("yml", "backend"),
+    [
+        (None, None),  # no file, AGENT_BACKEND unset
+        (SAFE_PROFILE, "mini"),  # no suffix
+        (SAFE_PROFILE, "mini:"),  # empty suffix
+        (SAFE_PROFILE, "mini:empty"),  # `{}` profile
+        (SAFE_PROFILE, "mini:bare"),  # a profile with no value at all
+    ],
+)
+def test_every_field_has_its_builtin_default(
+    tmp_path: Path, yml: str | None, backend: str | None, key: str, attr: str, default: object
+) -> None:
+    if yml is not None:
+        write_profiles(tmp_path, yml)
+    env = {"AGENT_BACKEND": backend} if backend else {}
+    resolved = resolve_profile(tmp_path, env)
+    assert getattr(resolved.settings, attr) == default
+    assert resolved.sources[key] == "default"
+    assert resolved.warnings == ()
+
+
+def test_a_profile_sets_only_the_fields_it_names(tmp_path: Path) -> None:
+    write_profiles(tmp_path, SAFE_PROFILE)
+    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:safe"})
+    assert resolved.name == "safe"
+    assert resolved.settings == ProfileSettings(
+        disabled_tools=("bash",), tool_call_timeout=60, load_agents_md=False
+    )
+    profile_keys = {key for key, source in resolved.sources.items() if source == "profile"}
+    assert profile_keys == {"disabledTools", "toolCallTimeout", "loadAgentsMd"}
+
+
+def test_every_field_is_read_from_the_file(tmp_path: Path) -> None:
+    write_profiles(
+        tmp_path,
+        """\
+profiles:
+  full:
+    loadClaudeMd: false
+    loadAgentsMd: false
+    enabledTools: [read, ls]
+    toolCallTimeout: 11
+    maxOutputTokens: 12
+    thinkingBudget: 13
+    thinkingLevel: off
+    parallelBashThreads: 14
+    readMaxLines: 15
+    maxParallelAgents: 16
+    systemPrompt: You review code.
+    sessionHeader: X-Review-Session
+""",
+    )
+    settings = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:full"}).settings
+    assert settings == ProfileSettings(False, False, ("read", "ls"), None, 11, 12, 13, "off", 14, 15, 16,
+                                       "You review code.", "X-Review-Session")  # fmt: skip
+
+
+# --- precedence -------------------------------------------------------------------------------------------
+
+PRECEDENCE = [
+    # (profile value, process env value, model variable value, expected value, expected source)
+    (None, None, None, 300, "default"),
+    ("60", None, None, 60, "profile"),
+    ("60", "120", None, 120, "env"),
+    ("60", "120", "30", 30, "model"),
+    (None, None, "30", 30, "model"),
+    # an empty value counts as unset: the next source down answers
+    ("60", "120", "", 120, "env"),
+    ("60", "", "", 60, "profile"),
+    ("''", "", "  ", 300, "default"),
+    ("", None, None, 300, "default"),  # `toolCallTimeout:` with nothing after it
+]
+
+
+@pytest.mark.parametrize(("in_profile", "in_env", "in_model", "value", "source"), PRECEDENCE)
+def test_model_variable_beats_process_env_beats_profile_beats_default(
+    tmp_path: Path, in_profile: str | None, in_env: str | None, in_model: str | None, value: int, source: str
+) -> None:
+    line = f"    toolCallTimeout: {in_profile}\n" if in_profile is not None else "    {}\n"
+    write_profiles(tmp_path, "profiles:\n  p:\n" + line.replace("    {}", "    loadClaudeMd: true"))
+    env = {"AGENT_BACKEND": "mini:p"}
+    if in_env is not None:
+        env["MINI_PROFILE_TOOL_CALL_TIMEOUT"] = in_env
+    model = {"MINI_PROFILE_TOOL_CALL_TIMEOUT": in_model} if in_model is not None else {}
+    resolved = resolve_profile(tmp_path, env, model)
+    assert resolved.settings.tool_call_timeout == value
+    assert resolved.sources["toolCallTimeout"] == source
+
+
+@pytest.mark.parametrize(
+    ("profile_text", "expected"),
+    [("systemPrompt: ''", None), ("systemPrompt:", None), ("systemPrompt: Be brief.", "Be brief.")],
+)
+def test_an_empty_system_prompt_means_the_builtin_one(
+    tmp_path: Path, profile_text: str, expected: str
+) -> None:
+    write_profiles(tmp_path, f"profiles:\n  p:\n    {profile_text}\n")
+    assert resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:p"}).settings.system_prompt == expected
+
+
+ENV_VALUES = [
+    ("MINI_PROFILE_LOAD_CLAUDE_MD", "false", "load_claude_md", False),
+    ("MINI_PROFILE_LOAD_CLAUDE_MD", "TRUE", "load_claude_md", True),
+    ("MINI_PROFILE_LOAD_AGENTS_MD", "0", "load_agents_md", False),
+    ("MINI_PROFILE_LOAD_AGENTS_MD", "No", "load_agents_md", False),
+    ("MINI_PROFILE_LOAD_AGENTS_MD", "yes", "load_agents_md", True),
+    ("MINI_PROFILE_ENABLED_TOOLS", "read, grep ,ls", "enabled_tools", ("read", "grep", "ls")),
+    ("MINI_PROFILE_DISABLED_TOOLS", "bash", "disabled_tools", ("bash",)),
+    ("MINI_PROFILE_TOOL_CALL_TIMEOUT", " 120 ", "tool_call_timeout", 120),
+    ("MINI_PROFILE_MAX_OUTPUT_TOKENS", "8000", "max_output_tokens", 8000),
+    ("MINI_PROFILE_THINKING_BUDGET", "2048", "thinking_budget", 2048),
+    ("MINI_PROFILE_THINKING_LEVEL", "High", "thinking_level", "high"),
+    ("MINI_PROFILE_READ_MAX_LINES", "100", "read_max_lines", 100),
+    ("MINI_PROFILE_PARALLEL_BASH_THREADS", "2", "parallel_bash_threads", 2),
+    ("MINI_PROFILE_MAX_PARALLEL_AGENTS", "1", "max_parallel_agents", 1),
+    ("MINI_PROFILE_SYSTEM_PROMPT", "You are terse.\n", "system_prompt", "You are terse.\n"),
+    ("MINI_PROFILE_SESSION_HEADER", "X-Team-Session", "session_header", "X-Team-Session"),
+]
+
+
+@pytest.mark.parametrize(("variable", "text", "attr", "value"), ENV_VALUES)
+@pytest.mark.parametrize("layer", ["env", "model"])
+def test_every_variable_overrides_its_setting(
+    tmp_path: Path, layer: str, variable: str, text: str, attr: str, value: object
+) -> None:
+    variables = {variable: text}
+    resolved = (
+        resolve_profile(tmp_path, variables) if layer == "env" else resolve_profile(tmp_path, {}, variables)
+    )
+    assert getattr(resolved.settings, attr) == value
+    key = "".join(part.capitalize() if i else part for i, part in enumerate(attr.split("_")))
+    assert resolved.sources[key] == layer
+
+
+# --- tool lists -------------------------------------------------------------------------------------------
+
+ENABLED, DISABLED = "MINI_PROFILE_ENABLED_TOOLS", "MINI_PROFILE_DISABLED_TOOLS"
+LIST_LAYERS = [
+    # A list set in a higher source replaces both lists of the sources below it; the source of a list it
+    # cleared is that higher source. (profile, env, model, enabled, disabled, their sources)
+    ("disabledTools: [bash]", {ENABLED: "read"}, {}, ("read",), None, ("env", "env")),
+    ("enabledTools: [read]", {}, {DISABLED: "bash"}, None, ("bash",), ("model", "model")),
+    ("enabledTools: [read]", {ENABLED: "ls"}, {}, ("ls",), None, ("env", "default")),
+    ("", {DISABLED: "bash"}, {ENABLED: "read,ls"}, ("read", "ls"), None, ("model", "model")),
+    ("disabledTools: [bash]", {ENABLED: ""}, {}, None, ("bash",), ("default", "profile")),
+    ("disabledTools: [bash]", {}, {}, None, ("bash",), ("default", "profile")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("profile_line", "env", "model", "enabled", "disabled", "sources"), LIST_LAYERS)
+def test_a_higher_tool_list_replaces_both_lists_below(
+    tmp_path: Path,
+    profile_line: str,
+    env: dict[str, str],
+    model: dict[str, str],
+    enabled: tuple[str, ...] | None,
+    disabled: tuple[str, ...] | None,
+    sources: tuple[str, str],
+) -> None:
+    write_profiles(tmp_path, f"profiles:\n  p:\n    {profile_line or 'loadClaudeMd: true'}\n")
+    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:p", **env}, model)
+    assert (resolved.settings.enabled_tools, resolved.settings.disabled_tools) == (enabled, disabled)
+    assert (resolved.sources["enabledTools"], resolved.sources["disabledTools"]) == sources
+
+
+@pytest.mark.parametrize(
+    ("settings", "allowed", "refused"),
+    [
+        (ProfileSettings(), BUILTIN_TOOL_NAMES, ()),
+        (ProfileSettings(enabled_tools=("read", "ls")), ("read", "ls"), ("bash", "write", "todo_write")),
+        (ProfileSettings(disabled_tools=("bash",)), ("read", "parallel_bash"), ("bash",)),
+        (ProfileSettings(disabled_tools=()), BUILTIN_TOOL_NAMES, ()),
+    ],
+)
+def test_tool_enabled_filters_only_the_builtins(
+    settings: ProfileSettings, allowed: tuple[str, ...], refused: tuple[str, ...]
+) -> None:
+    assert all(settings.tool_enabled(name) for name in allowed)
+    assert not any(settings.tool_enabled(name) for name in refused)
+    never_filtered = ("agent", "agent_start", "agent_check", "agent_stop", "fetch", "search", "mcp__x__y")
+    assert all(settings.tool_enabled(name) for name in never_filtered)
+
+
+def test_builtin_tool_names_are_the_eleven_in_the_documented_order() -> None:
+    assert ", ".join(BUILTIN_TOOL_NAMES) == VALID_TOOLS
+
+
+# --- AGENT_BACKEND ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [
+        (None, None),
+        ("", None),
+        ("mini", None),
+        ("mini:", None),
+        ("mini:safe", "safe"),
+        ("mini:Safe", "safe"),
+        (" MINI:SAFE ", "safe"),
+        ("mini-agent:safe", "safe"),
+        ("mini-agent", None),
+    ],
+)
+def test_profile_name_from_backend(value: str | None, name: str | None) -> None:
+    assert profile_name_from_backend(value) == name
+
+
+@pytest.mark.parametrize("value", ["claude-code", "opencode:safe", "minis:safe"])
+def test_another_backend_is_refused(value: str) -> None:
+    with pytest.raises(ProfileError) as caught:
+        profile_name_from_backend(value)
+    assert str(caught.value) == (
+        f"AGENT_BACKEND={value} names a backend miniroom does not have: miniroom has only the built-in "
+        "`mini` backend. Set AGENT_BACKEND=mini, or AGENT_BACKEND=mini:<profile> to use a profile from "
+        ".miniroom/miniagent.yml."
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "model", "where"),
+    [
+        ({"AGENT_BACKEND": "codex"}, {}, "in the process environment"),
+        ({"AGENT_BACKEND": "mini"}, {"AGENT_BACKEND": "codex"}, "in the model's variables"),
+    ],
+)
+def test_resolve_says_where_a_foreign_backend_was_set(
+    tmp_path: Path, env: dict[str, str], model: dict[str, str], where: str
+) -> None:
+    with pytest.raises(ProfileError, match=f"only the built-in `mini` backend.*AGENT_BACKEND is set {where}"):
+        resolve_profile(tmp_path, env, model)
+
+
+@pytest.mark.parametrize(
+    ("env", "model", "name"),
+    [
+        ({"AGENT_BACKEND": "mini:readonly"}, {"AGENT_BACKEND": "mini:SAFE"}, "safe"),  # the model's wins
+        ({"AGENT_BACKEND": "mini:safe"}, {"AGENT_BACKEND": ""}, "safe"),  # empty counts as unset
+        ({}, {"AGENT_BACKEND": "mini-agent:ReadOnly"}, "readonly"),
+    ],
+)
+def test_the_model_picks_the_profile_case_insensitively(
+    tmp_path: Path, env: dict[str, str], model: dict[str, str], name: str
+) -> None:
+    write_profiles(tmp_path, SAFE_PROFILE)
+    assert resolve_profile(tmp_path, env, model).name == name
+
+
+def test_a_numeric_profile_name_is_a_name(tmp_path: Path) -> None:
+    write_profiles(tmp_path, "profiles:\n  2024:\n    readMaxLines: 9\n")
+    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:2024"})
+    assert (resolved.name, resolved.settings.read_max_lines) == ("2024", 9)
+
+
+@pytest.mark.parametrize("yml", [SAFE_PROFILE, None])
+def test_a_nonexistent_profile_gives_defaults_and_a_warning(tmp_path: Path, yml: str | None) -> None:
+    if yml:
+        write_profiles(tmp_path, yml)
+    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:Nope"})
+    assert (resolved.name, resolved.settings) == (None, ProfileSettings())
+    known = "bare, empty, readonly, safe" if yml else "none"
+    assert resolved.warnings == (
+        f"Profile 'nope' (AGENT_BACKEND=mini:Nope) is not in .miniroom/miniagent.yml "
+        f"(profiles there: {known}); using the built-in defaults.",
+    )
+
+
+# --- errors in variables ----------------------------------------------------------------------------------
+
+ENV_ERRORS = [
+    ("MINI_PROFILE_LOAD_CLAUDE_MD", "maybe", 'must be true or false, got "maybe"'),
+    ("MINI_PROFILE_TOOL_CALL_TIMEOUT", "abc", 'must be a whole number above zero, got "abc"'),
+    ("MINI_PROFILE_TOOL_CALL_TIMEOUT", "0", "must be a whole number above zero, got 0"),
+    ("MINI_PROFILE_MAX_OUTPUT_TOKENS", "-5", "must be a whole number above zero, got -5"),
+    ("MINI_PROFILE_READ_MAX_LINES", "1.5", 'must be a whole number above zero, got "1.5"'),
+    ("MINI_PROFILE_THINKING_LEVEL", "extreme", "must be one of 'off', 'minimal', 'low', 'medium', 'high', "
+     "'xhigh' or 'max', got \"extreme\""),
+    ("MINI_PROFILE_ENABLED_TOOLS", "bsh", f"unknown tool 'bsh' (did you mean bash?); a profile can list only "
+     f"{VALID_TOOLS}"),
+    ("MINI_PROFILE_ENABLED_TOOLS", " , ", "is empty, which would leave the agent no tools at all: name the "
+     "tools to allow"),
+    ("MINI_PROFILE_DISABLED_TOOLS", "agent_stop", "'agent_stop' is always given to root chats and no profile "
+     "can enable or disable it: remove it"),
+    ("MINI_PROFILE_DISABLED_TOOLS", "search", "'search' is not a built-in tool and no profile can enable or "
+     "disable it: it exists while .miniroom/search.yml has an enabled service; remove it from the list"),
+    ("MINI_PROFILE_SESSION_HEADER", "X Session", "must be an HTTP header name (letters, digits and '-', no "
+     "spaces), got \"X Session\""),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("variable", "text", "message"), ENV_ERRORS)
+@pytest.mark.parametrize(
+    ("layer", "where"), [("env", "in the process environment"), ("model", "in the model's variables")]
+)
+def test_an_unusable_variable_is_a_hard_error_naming_it(
+    tmp_path: Path, layer: str, where: str, variable: str, text: str, message: str
+) -> None:
+    env, model = ({variable: text}, {}) if layer == "env" else ({}, {variable: text})
+    with pytest.raises(ProfileError) as caught:
+        resolve_profile(tmp_path, env, model)
+    assert str(caught.value) == f"{variable} {where}: {message}"
+
+
+def test_every_bad_variable_of_a_source_is_reported_at_once(tmp_path: Path) -> None:
+    env = {"MINI_PROFILE_TOOL_CALL_TIMEOUT": "x", "MINI_PROFILE_LOAD_AGENTS_MD": "2"}
+    with pytest.raises(ProfileError) as caught:
+        resolve_profile(tmp_path, env)
+    assert str(caught.value).splitlines() == [
+        'MINI_PROFILE_LOAD_AGENTS_MD in the process environment: must be true or false, got "2"',
+        "MINI_PROFILE_TOOL_CALL_TIMEOUT in the process environment: must be a whole number above zero, "
+        'got "x"',
+    ]
+
+
+@pytest.mark.parametrize(
+    ("layer", "where"), [("env", "in the process environment"), ("model", "in the model's variables")]
+)
+def test_both_list_variables_in_one_source_is_a_hard_error(tmp_path: Path, layer: str, where: str) -> None:
+    lists = {"MINI_PROFILE_ENABLED_TOOLS": "read", "MINI_PROFILE_DISABLED_TOOLS": "bash"}
+    env, model = (lists, {}) if layer == "env" else ({}, lists)
+    with pytest.raises(ProfileError) as caught:
+        resolve_profile(tmp_path, env, model)
+    assert str(caught.value) == (
+        f"MINI_PROFILE_ENABLED_TOOLS and MINI_PROFILE_DISABLED_TOOLS are both set {where}: set only one, "
+        "the allowlist or the denylist."
+    )
+
+
+def test_an_empty_list_variable_does_not_conflict(tmp_path: Path) -> None:
+    env = {"MINI_PROFILE_ENABLED_TOOLS": "read", "MINI_PROFILE_DISABLED_TOOLS": ""}
+    assert resolve_profile(tmp_path, env).settings.enabled_tools == ("read",)
+
+
+# --- empty disabledTools ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("yml", "env", "model", "where"),
+    [
+        ("profiles:\n  p:\n    disabledTools: []\n", {}, {}, "profile 'p' in .miniroom/miniagent.yml"),
+        (
+            None,
+            {"MINI_PROFILE_DISABLED_TOOLS": ","},
+            {},
+            "MINI_PROFILE_DISABLED_TOOLS in the process environment",
+        ),
+        (
+            None,
+            {},
+            {"MINI_PROFILE_DISABLED_TOOLS": " ,"},
+            "MINI_PROFILE_DISABLED_TOOLS in the model's variables",
+        ),
+    ],
+)
+def test_an_empty_disabled_list_is_only_a_warning(
+    tmp_path: Path, yml: str | None, env: dict[str, str], model: dict[str, str], where: str
+) -> None:
+    if yml:
+        write_profiles(tmp_path, yml)
+    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:p", **env}, model)
+    assert resolved.settings.disabled_tools == ()
+    assert resolved.warnings[-1] == (
+        f"disabledTools from {where} is empty, so it disables nothing: name the tools to disable, or remove "
+        "the setting."
+    )
+
+
+# --- errors in miniagent.yml ------------------------------------------------------------------------------
+
+YML_ERRORS = [
+    ("profiles:\n  safe:\n    toolCallTimeout: -5\n",
+     "3: profiles.safe.toolCallTimeout: must be a whole number above zero, got -5"),
+    ("profiles:\n  safe:\n    readMaxLines: 1.5\n",
+     "3: profiles.safe.readMaxLines: must be a whole number above zero, got 1.5"),
+    ("profiles:\n  safe:\n    maxParallelAgents: '4'\n",
+     '3: profiles.safe.maxParallelAgents: must be a whole number above zero, got "4"'),
+    ("profiles:\n  safe:\n    loadClaudeMd: maybe\n",
+     '3: profiles.safe.loadClaudeMd: must be true or false, got "maybe"'),
+    ("profiles:\n  safe:\n    thinkingLevel: extreme\n",
+     "3: profiles.safe.thinkingLevel: must be one of 'off', 'minimal', 'low', 'medium', 'high', 'xhigh' or "
+     "'max', got \"extreme\""),
+    ("profiles:\n  safe:\n    systemPrompt: [a]\n",
+     "3: profiles.safe.systemPrompt: must be text, got a list"),
+    ("profiles:\n  safe:\n    disabledTools: bash\n",
+     '3: profiles.safe.disabledTools: must be a list (one `- item` per line), got "bash"'),
+    ("profiles:\n  safe:\n    disabledTools:\n      - read\n      - Bash\n",
+     f"5: profiles.safe.disabledTools[1]: unknown tool 'Bash' (did you mean bash?); a profile can list only "
+     f"{VALID_TOOLS}"),
+    ("profiles:\n  safe:\n    enabledTools:\n      - agent\n",
+     "4: profiles.safe.enabledTools[0]: 'agent' is always given to root chats and no profile can enable or "
+     "disable it: remove it"),
+    ("profiles:\n  safe:\n    disabledTools: [fetch]\n",
+     "3: profiles.safe.disabledTools[0]: 'fetch' is not a built-in tool and no profile can enable or disable "
+     "it: it exists while .miniroom/fetch.yml has an enabled service; remove it from the list"),
+    ("profiles:\n  safe:\n    enabledTools: []\n",
+     "3: profiles.safe.enabledTools: is empty, which would leave the agent no tools at all: name the "
+     "tools to allow"),
+    ("profiles:\n  safe:\n    enabledTools: [read]\n    disabledTools: [bash]\n",
+     "2: profiles.safe: sets both enabledTools and disabledTools: keep one, the allowlist (enabledTools) or "
+     "the denylist (disabledTools)"),
+    ("profiles:\n  safe:\n    loadClaudeMd: true\n    tolCallTimeout: 5\n",
+     "4: profiles.safe.tolCallTimeout: unknown key: did you mean toolCallTimeout? the valid keys are "
+     "loadClaudeMd, loadAgentsMd, enabledTools, disabledTools, toolCallTimeout, maxOutputTokens, "
+     "thinkingBudget, thinkingLevel, parallelBashThreads, readMaxLines, maxParallelAgents, systemPrompt, "
+     "sessionHeader"),
+    ("profiles:\n  safe:\n    sessionHeader: 'X Session'\n",
+     "3: profiles.safe.sessionHeader: must be an HTTP header name (letters, digits and '-', no spaces), got "
+     "\"X Session\""),
+    ("profiles:\n  Safe Mode: {}\n",
+     "2: profiles.Safe Mode: 'Safe Mode' is not a valid profile name: use lowercase letters, digits, '-' and "
+     "'_', starting with a letter or digit, for example 'safe-mode'"),
+    ("profiles:\n  -x: {}\n",
+     "2: profiles.-x: '-x' is not a valid profile name: use lowercase letters, digits, '-' and '_', starting "
+     "with a letter or digit, for example 'x'"),
+    ("profiles:\n  safe: [read]\n", "2: profiles.safe: must be a mapping of keys to values, got a list"),
+    ("profiles:\n  yes: {}\n",
+     "2: profiles.True: YAML reads this profile name as true, not as text: put the name in quotes"),
+    ("profiles:\n  0x1f: {}\n  safe:\n    readMaxLines: 0\n",
+     "4: profiles.safe.readMaxLines: must be a whole number above zero, got 0"),
+    ("profiles:\n  safe: {}\nprofile:\n  x: {}\n",
+     "3: profile: unknown key: the file holds only `profiles:` at its root"),
+    ("profiles: [safe]\n", "1: profiles: must be a mapping of profile names to settings, got a list"),
+    ("- safe\n", "1: the file must be a mapping with a `profiles:` key, got a list"),
+    ("profiles:\n  safe: {}\n  safe: {}\n",
+     "3: profiles.safe: is written twice (lines 2 and 3); YAML keeps only the last: delete one"),
+    ("profiles:\n  safe:\n    toolCallTimeout: [60\n",
+     "4: not valid YAML: expected ',' or ']', but got '<stream end>'; check the indentation and quoting "
+     "there"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "expected"), YML_ERRORS)
+def test_each_file_error_names_file_line_key_and_fix(tmp_path: Path, text: str, expected: str) -> None:
+    path = write_profiles(tmp_path, text)
+    assert [str(problem) for problem in check_profile_file(path)] == [f"{path}:{expected}"]
+    with pytest.raises(ProfileError) as caught:
+        resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:other"})
+    assert str(caught.value) == f"{path}:{expected}"
+
+
+def test_an_empty_disabled_list_in_the_file_is_a_warning_for_config_check(tmp_path: Path) -> None:
+    path = write_profiles(tmp_path, "profiles:\n  p:\n    disabledTools: []\n")
+    (problem,) = check_profile_file(path)
+    assert (problem.severity, str(problem)) == (
+        "warning",
+        f"{path}:3: profiles.p.disabledTools: is empty, so it disables nothing: name the tools to "
+        "disable, or delete the key",
+    )
+
+
+@pytest.mark.parametrize("text", ["", "# nothing yet\n", "profiles:\n", "profiles: {}\n"])
+def test_an_empty_file_means_defaults(tmp_path: Path, text: str) -> None:
+    path = write_profiles(tmp_path, text)
+    assert check_profile_file(path) == []
+    assert resolve_profile(tmp_path, {}).settings == ProfileSettings()
+
+
+def test_anchors_and_merge_keys_share_settings_between_profiles(tmp_path: Path) -> None:
+    text = """\
+profiles:
+  base: &base
+    toolCallTimeout: 60
+    readMaxLines: 10
+  strict:
+    <<: *base
+    toolCallTimeout: 30
+"""
+    path = write_profiles(tmp_path, text)
+    assert check_profile_file(path) == []
+    settings = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:strict"}).settings
+    assert (settings.tool_call_timeout, settings.read_max_lines) == (30, 10)
+
+
+# --- parse_variables and to_json --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        ([], {}),
+        (["AGENT_BACKEND=mini:safe"], {"AGENT_BACKEND": "mini:safe"}),
+        (["A = 1 ", "", "B=x=y", "C="], {"A": "1", "B": "x=y", "C": ""}),
+        (["A=1", "A=2"], {"A": "2"}),
+    ],
+)
+def test_parse_variables(lines: list[str], expected: dict[str, str]) -> None:
+    assert parse_variables(lines) == expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (["A=1", "AGENT_BACKEND"], "Model variable 2 ('AGENT_BACKEND') has no '=': write it as NAME=value."),
+        (["AGENT_BACKEND mini:safe"],
+         "Model variable 1 ('AGENT_BACKEND ...') has no '=': write it as NAME=value."),
+        (["sk-secret-123"], "Model variable 1 has no '=': write it as NAME=value."),
+        (["=x"], "Model variable 1 has the name '': a variable name is letters, digits and '_', not starting "
+         "with a digit (NAME=value)."),
+        (["1A=x"], "Model variable 1 has the name '1A': a variable name is letters, digits and '_', not "
+         "starting with a digit (NAME=value)."),
+    ],
+)  # fmt: skip
+def test_parse_variables_refuses_a_line_it_cannot_read(lines: list[str], message: str) -> None:
+    with pytest.raises(ProfileError) as caught:
+        parse_variables(lines)
+    assert str(caught.value) == message
+    assert "sk-secret" not in str(caught.value)
+
+
+def test_parsed_variables_feed_resolution(tmp_path: Path) -> None:
+    write_profiles(tmp_path, SAFE_PROFILE)
+    variables = parse_variables(["AGENT_BACKEND=mini:safe", "MINI_PROFILE_READ_MAX_LINES=50"])
+    resolved = resolve_profile(tmp_path, {"MINI_PROFILE_READ_MAX_LINES": "80"}, variables)
+    assert (resolved.name, resolved.settings.read_max_lines, resolved.sources["readMaxLines"]) == (
+        "safe",
+        50,
+        "model",
+    )
+
+
+def test_to_json_reports_each_value_and_its_source(tmp_path: Path) -> None:
+    write_profiles(tmp_path, SAFE_PROFILE)
+    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:safe", "MINI_PROFILE_THINKING_LEVEL": "low"})
+    data: dict[str, Any] = resolved.to_json()
+    assert data["profile"] == "safe"
+    assert data["warnings"] == []
+    assert list(data["settings"]) == [key for key, _, _ in DEFAULTS]
+    assert data["settings"]["disabledTools"] == {"value": ["bash"], "source": "profile"}
+    assert data["settings"]["thinkingLevel"] == {"value": "low", "source": "env"}
+    assert data["settings"]["readMaxLines"] == {"value": 500, "source": "default"}

@@ -1,0 +1,121 @@
+"""Compaction: near the window or on overflow, older turns become a summary that survives a resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from miniroom.engine import events as ev
+from miniroom.engine.compaction import SUMMARIZER_PROMPT, choose_first_kept, file_activity, needs_compaction
+from miniroom.engine.session import Session
+from miniroom.llm.messages import AssistantMessage, TextContent, ToolCall, Usage, UserMessage
+from miniroom.llm.model import Model
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.engine.support import make_agent
+
+LONG = "x" * 2_000  # about 500 tokens
+
+
+def _small_model(provider: ScriptedProvider) -> Model:
+    return Model(id="tiny", provider="scripted", api="anthropic-messages", base_url=provider.url, api_key="k",
+                 context_window=4_000)
+
+
+def _system(body: dict[str, object]) -> str:
+    return json.dumps(body.get("system"))
+
+
+async def _two_long_turns(provider: ScriptedProvider, tmp_path: Path) -> tuple[object, list[ev.AgentEvent]]:
+    provider.script(
+        Reply(tool_calls=[("read", {"path": "notes.md"})], usage=(100, 10, 0, 0)),
+        Reply(text="first answer " + LONG, usage=(100, 10, 0, 0)),
+        Reply(text="second answer " + LONG, usage=(2_500, 500, 0, 0)),
+    )
+    (tmp_path / "notes.md").write_text("notes\n")
+    agent, seen = make_agent(provider, tmp_path, model=_small_model(provider))
+    await agent.prompt("first question " + LONG)
+    await agent.prompt("second question " + LONG)
+    return agent, seen
+
+
+async def test_context_near_the_window_is_compacted_before_the_next_request(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    agent, seen = await _two_long_turns(provider, tmp_path)
+    provider.script(Reply(text="## Goal\nanswer questions", usage=(900, 50, 0, 0)), Reply(text="third answer"))
+    await agent.prompt("third question")  # type: ignore[attr-defined]
+    summary_request, after = provider.requests[-2], provider.requests[-1]
+    assert SUMMARIZER_PROMPT[:40] in _system(summary_request.body)
+    assert "first question" in json.dumps(summary_request.body)
+    sent = json.dumps(after.body["messages"])
+    assert "answer questions" in sent  # the summary
+    assert "first question" not in sent  # compacted away
+    assert "third question" in sent
+    compacted = [e for e in seen if isinstance(e, ev.Compacted)]
+    assert len(compacted) == 1
+    assert compacted[0].reason == "threshold"
+    assert "Read: notes.md" in compacted[0].summary
+
+
+async def test_a_compaction_survives_a_resume(provider: ScriptedProvider, tmp_path: Path) -> None:
+    agent, _ = await _two_long_turns(provider, tmp_path)
+    provider.script(Reply(text="## Goal\nthe summary text"), Reply(text="third answer", usage=(100, 10, 0, 0)))
+    await agent.prompt("third question")  # type: ignore[attr-defined]
+    agent.session.close()  # type: ignore[attr-defined]
+    resumed = Session.load(agent.session.path)  # type: ignore[attr-defined]
+    again, _ = make_agent(provider, tmp_path, session=resumed, model=_small_model(provider))
+    provider.script(Reply(text="fourth answer"))
+    await again.prompt("fourth question")
+    sent = json.dumps(provider.requests[-1].body["messages"])
+    assert "the summary text" in sent
+    assert "first question" not in sent
+    assert "third question" in sent
+
+
+async def test_context_overflow_compacts_then_retries_once(provider: ScriptedProvider, tmp_path: Path) -> None:
+    agent, seen = await _two_long_turns(provider, tmp_path)
+    overflow = Reply.error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
+    agent.config.model = Model(  # type: ignore[attr-defined]
+        id="big", provider="scripted", api="anthropic-messages", base_url=provider.url, api_key="k",
+        context_window=1_000_000,
+    )
+    provider.script(overflow, Reply(text="## Goal\nsummary after overflow"), Reply(text="fine now"))
+    ended = await agent.prompt("third question")  # type: ignore[attr-defined]
+    assert ended.error is None
+    assert ended.message.text == "fine now"
+    assert [e.reason for e in seen if isinstance(e, ev.Compacted)] == ["overflow"]
+
+
+async def test_manual_compaction_with_nothing_old_does_nothing(provider: ScriptedProvider, tmp_path: Path) -> None:
+    provider.script(Reply(text="short"))
+    agent, _ = make_agent(provider, tmp_path)
+    await agent.prompt("hi")
+    assert await agent.compact("manual") is False
+    assert len(provider.requests) == 1
+
+
+def test_the_cut_never_splits_a_tool_call_from_its_result() -> None:
+    def entry(message: object) -> dict[str, object]:
+        from miniroom.llm.serialize import message_to_dict
+
+        return {"message": message_to_dict(message)}  # type: ignore[arg-type]
+
+    call = AssistantMessage([ToolCall("c1", "read", {"path": "a.py"})])
+    from miniroom.llm.messages import ToolResultMessage
+
+    entries = [
+        entry(UserMessage.of_text("old " + LONG)),
+        entry(call),
+        entry(ToolResultMessage("c1", "read", [TextContent(LONG)])),
+        entry(UserMessage.of_text("new " + LONG)),
+        entry(AssistantMessage([TextContent(LONG)])),
+    ]
+    assert choose_first_kept(entries, keep_recent_tokens=600) == 3
+    assert choose_first_kept(entries, keep_recent_tokens=10) == 3
+    assert file_activity([call]).read == {"a.py"}
+
+
+def test_needs_compaction_reads_the_last_reported_usage() -> None:
+    reply = AssistantMessage([TextContent("x")], usage=Usage(input=3_000, output=100))
+    assert needs_compaction([UserMessage.of_text("q"), reply], context_window=4_000)
+    assert not needs_compaction([UserMessage.of_text("q"), reply], context_window=200_000)

@@ -1,0 +1,105 @@
+"""Retries: transient failures are retried after a fixed pause, quota failures are not, abort cancels."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from miniroom.engine import events as ev
+from miniroom.engine.retry_policy import RetryPolicy
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.engine.support import make_agent
+
+TRANSIENT = [
+    pytest.param(Reply.error(429, "rate_limit_error", "slow down"), id="429"),
+    pytest.param(Reply.error(529, "overloaded_error", "Overloaded"), id="overloaded"),
+    pytest.param(Reply.error(500, "api_error", "boom"), id="500"),
+    pytest.param(Reply.error(503, "api_error", "unavailable"), id="503"),
+    pytest.param(Reply.error(400, "invalid_request_error", "odd request"), id="400-with-reason"),
+    pytest.param(Reply.error(400, "invalid_request_error", ""), id="400-without-reason"),
+    pytest.param(Reply(text="cut", drop_after_events=2), id="dropped-connection"),
+]
+
+
+@pytest.mark.parametrize("failure", TRANSIENT)
+async def test_transient_failure_is_retried_and_visible(
+    provider: ScriptedProvider, tmp_path: Path, failure: Reply
+) -> None:
+    provider.script(failure, Reply(text="recovered", usage=(10, 5, 0, 0)))
+    agent, seen = make_agent(provider, tmp_path)
+    ended = await agent.prompt("hi")
+    assert ended.error is None
+    assert ended.message.text == "recovered"
+    retries = [e for e in seen if isinstance(e, ev.RetryScheduled)]
+    assert len(retries) == 1
+    assert (retries[0].attempt, retries[0].max_attempts, retries[0].model) == (1, 3, "scripted/test-model")
+    assert retries[0].cause
+    assert len(provider.requests) == 2
+
+
+async def test_attempts_run_out_after_max_attempts_with_the_last_error(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(*[Reply.error(429, "rate_limit_error", f"try {n}") for n in range(3)])
+    agent, seen = make_agent(provider, tmp_path)
+    ended = await agent.prompt("hi")
+    assert ended.error is not None
+    assert "try 2" in ended.error.message
+    assert len(provider.requests) == 3  # maxAttempts counts the first request
+    assert [e.attempt for e in seen if isinstance(e, ev.RetryScheduled)] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        pytest.param(Reply.error(429, "insufficient_quota", "You exceeded your current quota"), id="quota"),
+        pytest.param(Reply.error(402, "billing_error", "Your credit balance is too low"), id="credits"),
+        pytest.param(Reply.error(401, "authentication_error", "invalid x-api-key"), id="auth"),
+    ],
+)
+async def test_exhausted_limits_fail_after_exactly_one_request(
+    provider: ScriptedProvider, tmp_path: Path, failure: Reply
+) -> None:
+    provider.script(failure, Reply(text="never sent"))
+    agent, seen = make_agent(provider, tmp_path)
+    ended = await agent.prompt("hi")
+    assert ended.error is not None
+    assert len(provider.requests) == 1
+    assert not any(isinstance(e, ev.RetryScheduled) for e in seen)
+
+
+async def test_the_pause_is_fixed(provider: ScriptedProvider, tmp_path: Path) -> None:
+    provider.script(*[Reply.error(503, "api_error", "x")] * 2, Reply(text="ok"))
+    agent, _ = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=0.3, max_attempts=3))
+    started = time.monotonic()
+    await agent.prompt("hi")
+    elapsed = time.monotonic() - started
+    assert 0.55 < elapsed < 0.85  # two pauses of 0.3 s; growing ones (0.3 + 0.6) would take 0.9 s
+
+
+async def test_abort_during_the_pause_cancels_the_retry(provider: ScriptedProvider, tmp_path: Path) -> None:
+    provider.script(Reply.error(429, "rate_limit_error", "slow down"), Reply(text="never sent"))
+    agent, seen = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=30, max_attempts=3))
+    retry_scheduled = asyncio.Event()
+    agent.subscribe(lambda e: retry_scheduled.set() if isinstance(e, ev.RetryScheduled) else None)
+    turn = asyncio.create_task(agent.prompt("hi"))
+    await asyncio.wait_for(retry_scheduled.wait(), 5)
+    agent.abort()
+    ended = await asyncio.wait_for(turn, 2)
+    assert ended.aborted
+    assert len(provider.requests) == 1
+
+
+async def test_failed_attempts_are_paid_and_counted(provider: ScriptedProvider, tmp_path: Path) -> None:
+    provider.script(
+        Reply(text="partial", usage=(100, 7, 0, 0), error_type="overloaded_error", error_message="Overloaded"),
+        Reply(text="done", usage=(100, 3, 0, 0)),
+    )
+    agent, _ = make_agent(provider, tmp_path)
+    ended = await agent.prompt("hi")
+    assert ended.message.text == "done"
+    assert ended.usage.input == 200  # the failed attempt's prompt was paid for too
+    assert agent.session_usage.input == 200

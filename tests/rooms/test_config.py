@@ -1,0 +1,194 @@
+"""config.yaml: the schema, its cross-checks, and error messages that name file, line, key and fix."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from miniroom.rooms.config import ConfigError, LlmJudgment, load_config, validate_config
+
+VALID = """\
+agents:
+  helper:
+    display_name: Helper
+    role: Answers questions
+    instructions: Be brief.
+    model: fast
+    tools: [bash, read]
+    rooms: [lobby]
+    thread_mode: room
+    room_thread_modes: {"!abc:example.org": thread, "#dev:example.org": room}
+    participation:
+      debounce_seconds: 2
+      judgment: {provider: llm, model: fast, timeout_seconds: 5}
+  coder:
+    rooms: [lobby, dev]
+rooms:
+  lobby: {display_name: Lobby, alias: "#lobby:example.org"}
+  dev: {}
+models:
+  fast: {model: "anthropic/claude-sonnet-5:high", variables: ["MINI_MAX_TOKENS=8000", "X=a=b"]}
+router: {model: fast}
+bot_accounts: ["@telegram:example.org"]
+defaults: {model: fast}
+matrix:
+  homeserver: https://matrix.example.org/
+  server_name: example.org
+  registration: login
+  invite_from: ["@alice:example.org"]
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def test_a_full_config_loads(tmp_path: Path) -> None:
+    config = load_config(_write(tmp_path, VALID))
+    helper = config.agents["helper"]
+    assert (helper.thread_mode, helper.instructions, helper.rooms) == ("room", ["Be brief."], ["lobby"])
+    assert config.agents["coder"].thread_mode == "thread"
+    assert helper.participation is not None
+    assert isinstance(helper.participation.judgment, LlmJudgment)
+    assert config.models["fast"].variable_map() == {"MINI_MAX_TOKENS": "8000", "X": "a=b"}
+    assert config.matrix is not None
+    assert config.matrix.homeserver == "https://matrix.example.org"
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n"], ids=["empty", "comment_only"])
+def test_an_empty_config_is_valid(tmp_path: Path, text: str) -> None:
+    assert load_config(_write(tmp_path, text)).agents == {}
+
+
+ERRORS = {
+    "unknown_key_suggests_the_close_one": (
+        "agents:\n  helper:\n    thread_mod: room\n",
+        "config.yaml:3: agents.helper.thread_mod: unknown key (did you mean thread_mode?)",
+    ),
+    "unknown_key_lists_the_allowed_ones": (
+        "rooms:\n  lobby:\n    colour: red\n",
+        "config.yaml:3: rooms.lobby.colour: unknown key; the keys allowed here are: display_name, alias",
+    ),
+    "unknown_top_level_key": ("agentz: {}\n", "config.yaml:1: agentz: unknown key (did you mean agents?)"),
+    "secret_in_config": (
+        "matrix:\n  homeserver: https://m.org\n  server_name: m.org\n  password: hunter2\n",
+        "config.yaml:4: matrix.password: unknown key: passwords and tokens do not belong in config.yaml; "
+        "set them in the environment",
+    ),
+    "bad_thread_mode": (
+        "agents:\n  helper:\n    thread_mode: rooms\n",
+        """config.yaml:3: agents.helper.thread_mode: must be 'thread' or 'room' (got "rooms")""",
+    ),
+    "bad_room_thread_mode": (
+        "agents:\n  helper:\n    room_thread_modes: {lobby: threads}\n",
+        "config.yaml:3: agents.helper.room_thread_modes.lobby: must be 'thread' or 'room' (got \"threads\")",
+    ),
+    "missing_model_name": (
+        "models:\n  fast:\n    variables: []\n",
+        "config.yaml:3: models.fast.model: this key is required",
+    ),
+    "model_without_provider": (
+        "models:\n  fast: {model: claude}\n",
+        'config.yaml:2: models.fast.model: "claude" has no provider; write it as provider/model[:thinking]',
+    ),
+    "bad_variable_line": (
+        "models:\n  fast:\n    model: a/b\n    variables:\n      - A=1\n      - MINI_MAX_TOKENS\n",
+        'config.yaml:6: models.fast.variables[1]: "MINI_MAX_TOKENS" is not a NAME=value line',
+    ),
+    "tools_not_a_list": (
+        "agents:\n  helper:\n    tools: bash\n",
+        'config.yaml:3: agents.helper.tools: must be a list (lines starting with -) (got "bash")',
+    ),
+    "agent_not_a_mapping": (
+        "agents:\n  helper: yes\n",
+        "config.yaml:2: agents.helper: must be a mapping (indented key: value lines) (got true)",
+    ),
+    "bot_account_not_a_user_id": (
+        "bot_accounts: [telegram]\n",
+        'config.yaml:1: bot_accounts[0]: "telegram" is not a Matrix user ID; write it as @name:server',
+    ),
+    "homeserver_not_a_url": (
+        "matrix: {homeserver: matrix.org, server_name: matrix.org}\n",
+        'config.yaml:1: matrix.homeserver: "matrix.org" is not a URL; write it as https://matrix.example.org',
+    ),
+    "bad_registration": (
+        "matrix: {homeserver: https://m.org, server_name: m.org, registration: manual}\n",
+        """config.yaml:1: matrix.registration: must be 'auto' or 'login' (got "manual")""",
+    ),
+    "unknown_judgment_provider": (
+        "agents:\n  helper:\n    participation:\n      judgment: {provider: gpt}\n",
+        "config.yaml:4: agents.helper.participation.judgment: "
+        "provider must be one of 'llm', 'typesafe' (got 'gpt')",
+    ),
+    "unknown_key_inside_judgment": (
+        "agents:\n  helper:\n    participation:\n      judgment:\n"
+        "        provider: typesafe\n        treshold: 0.9\n",
+        "config.yaml:6: agents.helper.participation.judgment.treshold: unknown key (did you mean threshold?)",
+    ),
+    "unknown_room": (
+        "rooms: {lobby: {}}\nagents:\n  helper:\n    rooms: [lobby, loby]\n",
+        'config.yaml:4: agents.helper.rooms[1]: agent "helper" names room "loby", but rooms: defines no such '
+        "entry (did you mean lobby?)",
+    ),
+    "unknown_model_alias": (
+        "models: {fast: {model: a/b}}\nagents:\n  helper:\n    model: smart\n",
+        'config.yaml:4: agents.helper.model: agent "helper" names model alias "smart", '
+        "but models: defines no such entry (defined: fast)",
+    ),
+    "unknown_router_model": (
+        "router: {model: fast}\n",
+        'config.yaml:1: router.model: the router names model alias "fast", but models: defines no such entry '
+        "(defined: none yet)",
+    ),
+    "unknown_judgment_model": (
+        "models: {fast: {model: a/b}}\nagents:\n  h:\n"
+        "    participation: {judgment: {provider: llm, model: fats}}\n",
+        'config.yaml:4: agents.h.participation.judgment.model: agent "h" names model alias "fats"',
+    ),
+    "duplicate_key": (
+        "rooms:\n  lobby: {}\n  lobby: {alias: x}\n",
+        "config.yaml:3: rooms.lobby: appears twice (first on line 2); keep one",
+    ),
+    "invalid_yaml": ("agents:\n  helper: [unclosed\n", "config.yaml:3: not valid YAML:"),
+    "top_level_not_a_mapping": (
+        "- agents\n",
+        '(the top level): must be a mapping (indented key: value lines) (got ["agents"])',
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "message"), ERRORS.values(), ids=ERRORS.keys())
+def test_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = _write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert message in str(caught.value).replace(str(tmp_path) + "/", "")
+
+
+def test_every_problem_is_reported_in_line_order(tmp_path: Path) -> None:
+    text = "agents:\n  a:\n    thread_mod: room\n  b:\n    tools: x\nbot_accounts: [nope]\n"
+    with pytest.raises(ConfigError) as caught:
+        load_config(_write(tmp_path, text))
+    lines = str(caught.value).splitlines()
+    assert [line.split(":")[1] for line in lines] == ["3", "5", "6"]
+
+
+def test_a_missing_file_says_how_to_point_at_one(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file; pass --config or set MINIROOM_CONFIG"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_bytes(b"agents: {\xff: 1}\n")
+    with pytest.raises(ConfigError, match="not UTF-8 text; save it as UTF-8"):
+        load_config(path)
+
+
+def test_validate_config_without_a_file_names_the_source() -> None:
+    with pytest.raises(ConfigError, match=r"^web form: agents\.x\.rooms\[0\]: agent \"x\" names room \"r\""):
+        validate_config({"agents": {"x": {"rooms": ["r"]}}}, source="web form")
