@@ -99,7 +99,10 @@ def chat_command(args: argparse.Namespace) -> int:
         return fail(str(error))
     try:
         with asyncio.Runner() as runner:
-            chat_loop(agent, runner)
+            try:
+                chat_loop(agent, runner)
+            finally:
+                runner.run(agent.aclose())
     finally:
         agent.session.close()
     return 0

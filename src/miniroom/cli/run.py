@@ -47,7 +47,7 @@ async def _run(agent: Agent, prompt: str) -> ev.TurnEnded:
     try:
         return await agent.prompt(prompt)
     finally:
-        agent.session.close()
+        await agent.aclose()
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -35,6 +35,7 @@ from miniroom.llm.messages import (
     Usage,
     UserMessage,
 )
+from miniroom.llm.http import make_client
 from miniroom.llm.model import Model
 from miniroom.llm.serialize import message_from_dict
 from miniroom.llm.stream import RequestOptions, stream_response
@@ -82,6 +83,13 @@ class Agent:
         self._listeners: list[ev.EventListener] = []
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections and the session file."""
+        if self.client is not None:
+            await self.client.aclose()
+            self.client = None
+        self.session.close()
 
     def subscribe(self, listener: ev.EventListener) -> None:
         self._listeners.append(listener)
@@ -184,6 +192,8 @@ class Agent:
     async def _stream(
         self, context: Context, options: RequestOptions, partial: list[str]
     ) -> llm_events.StreamDone:
+        if self.client is None:  # one pooled client for every request of this agent
+            self.client = make_client()
         stream = stream_response(self.config.model, context, options, self.client)
         async for event in stream:
             if isinstance(event, llm_events.TextDelta):
