@@ -9,13 +9,13 @@ from typing import Any, Literal
 StopReason = Literal["stop", "length", "tool_use", "error", "aborted"]
 
 
-@dataclass
+@dataclass(slots=True)
 class TextContent:
     text: str
     type: Literal["text"] = "text"
 
 
-@dataclass
+@dataclass(slots=True)
 class ThinkingContent:
     """Model reasoning; `signature` (Anthropic) must be sent back unchanged on the next request."""
 
@@ -25,14 +25,14 @@ class ThinkingContent:
     type: Literal["thinking"] = "thinking"
 
 
-@dataclass
+@dataclass(slots=True)
 class ImageContent:
     data: str  # base64, no data: prefix
     mime_type: str
     type: Literal["image"] = "image"
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolCall:
     id: str
     name: str
@@ -44,7 +44,7 @@ UserContent = TextContent | ImageContent
 AssistantContent = TextContent | ThinkingContent | ToolCall
 
 
-@dataclass
+@dataclass(slots=True)
 class Usage:
     """Tokens of one request and their cost in US dollars."""
 
@@ -66,7 +66,7 @@ class Usage:
         self.cost += other.cost
 
 
-@dataclass
+@dataclass(slots=True)
 class UserMessage:
     content: list[UserContent]
     timestamp: float = field(default_factory=time.time)
@@ -77,7 +77,7 @@ class UserMessage:
         return cls(content=[TextContent(text)])
 
 
-@dataclass
+@dataclass(slots=True)
 class AssistantMessage:
     content: list[AssistantContent]
     provider: str = ""
@@ -98,7 +98,7 @@ class AssistantMessage:
         return [c for c in self.content if isinstance(c, ToolCall)]
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolResultMessage:
     tool_call_id: str
     tool_name: str
@@ -115,7 +115,7 @@ class ToolResultMessage:
 Message = UserMessage | AssistantMessage | ToolResultMessage
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolSpec:
     """What the model is told about a tool: its name, purpose and JSON-schema parameters."""
 
@@ -124,7 +124,7 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
-@dataclass
+@dataclass(slots=True)
 class Context:
     """Everything one model request carries."""
 

@@ -38,19 +38,33 @@ def content_to_dict(block: AssistantContent | UserContent) -> dict[str, Any]:
     return {"type": "toolCall", "id": block.id, "name": block.name, "arguments": block.arguments}
 
 
+def _text(data: dict[str, Any]) -> TextContent:
+    return TextContent(str(data["text"]))
+
+
+def _image(data: dict[str, Any]) -> ImageContent:
+    return ImageContent(str(data["data"]), str(data["mimeType"]))
+
+
+def _thinking(data: dict[str, Any]) -> ThinkingContent:
+    return ThinkingContent(str(data["thinking"]), data.get("thinkingSignature"), bool(data.get("redacted")))
+
+
+def _tool_call(data: dict[str, Any]) -> ToolCall:
+    return ToolCall(str(data["id"]), str(data["name"]), dict(data.get("arguments") or {}))
+
+
+_USER_BLOCKS: dict[str, Any] = {"text": _text, "image": _image}
+_ASSISTANT_BLOCKS: dict[str, Any] = {"text": _text, "thinking": _thinking, "toolCall": _tool_call}
+_ALL_BLOCKS: dict[str, Any] = {**_USER_BLOCKS, **_ASSISTANT_BLOCKS}
+
+
 def content_from_dict(data: dict[str, Any]) -> AssistantContent | UserContent:
-    kind = data.get("type")
-    if kind == "text":
-        return TextContent(str(data["text"]))
-    if kind == "image":
-        return ImageContent(str(data["data"]), str(data["mimeType"]))
-    if kind == "thinking":
-        return ThinkingContent(
-            str(data["thinking"]), data.get("thinkingSignature"), bool(data.get("redacted"))
-        )
-    if kind == "toolCall":
-        return ToolCall(str(data["id"]), str(data["name"]), dict(data.get("arguments") or {}))
-    raise MessageFormatError(f"unknown content block type {kind!r}")
+    build = _ALL_BLOCKS.get(data.get("type"))  # type: ignore[arg-type]
+    if build is None:
+        raise MessageFormatError(f"unknown content block type {data.get('type')!r}")
+    block: AssistantContent | UserContent = build(data)
+    return block
 
 
 def usage_to_dict(usage: Usage) -> dict[str, Any]:
@@ -103,12 +117,11 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     return data
 
 
-def _user_blocks(data: dict[str, Any]) -> list[UserContent]:
-    raw = data.get("content", [])
+def _blocks(raw: Any, builders: dict[str, Any]) -> list[Any]:
+    """Rebuild the blocks a role may hold; blocks of other kinds are dropped (e.g. an image in an answer)."""
     if isinstance(raw, str):  # Pi allows plain-string user content
         return [TextContent(raw)]
-    blocks = [content_from_dict(block) for block in raw]
-    return [b for b in blocks if isinstance(b, TextContent | ImageContent)]
+    return [builders[block["type"]](block) for block in raw if block.get("type") in builders]
 
 
 def message_from_dict(data: dict[str, Any]) -> Message:
@@ -117,19 +130,18 @@ def message_from_dict(data: dict[str, Any]) -> Message:
         role = data["role"]
         timestamp = float(data.get("timestamp", 0.0))
         if role == "user":
-            return UserMessage(_user_blocks(data), timestamp)
+            return UserMessage(_blocks(data.get("content", ()), _USER_BLOCKS), timestamp)
         if role == "toolResult":
             return ToolResultMessage(
                 str(data["toolCallId"]),
                 str(data["toolName"]),
-                _user_blocks(data),
+                _blocks(data.get("content", ()), _USER_BLOCKS),
                 bool(data.get("isError")),
                 timestamp,
             )
         if role == "assistant":
-            blocks = [content_from_dict(block) for block in data.get("content", [])]
             return AssistantMessage(
-                content=[b for b in blocks if isinstance(b, TextContent | ThinkingContent | ToolCall)],
+                content=_blocks(data.get("content", ()), _ASSISTANT_BLOCKS),
                 provider=str(data.get("provider", "")),
                 model=str(data.get("model", "")),
                 api=str(data.get("api", "")),
