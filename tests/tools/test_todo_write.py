@@ -39,7 +39,7 @@ def exchange(call_id: str, result: ToolResult, tool_name: str = "todo_write") ->
     """The assistant call and its result as the engine records them."""
     return [
         AssistantMessage([ToolCall(call_id, tool_name, {})], stop_reason="tool_use"),
-        ToolResultMessage(call_id, tool_name, result.content, result.is_error),
+        ToolResultMessage(call_id, tool_name, result.content, result.is_error, details=result.details),
     ]
 
 
@@ -53,7 +53,7 @@ async def test_renders_the_list_and_keeps_it_in_details(tmp_path: Path) -> None:
 
 async def test_an_empty_list_clears_it(tmp_path: Path) -> None:
     result = await call(tmp_path, [])
-    assert text_of(result).startswith("The todo list is empty.\n")
+    assert text_of(result) == "The todo list is empty."
     assert result.details == {"todos": []}
 
 
@@ -114,13 +114,13 @@ async def test_latest_todos_finds_the_newest_list_after_two_calls(tmp_path: Path
 async def test_latest_todos_skips_refused_calls_and_other_tools(tmp_path: Path) -> None:
     good = await call(tmp_path, PLAN)
     refused = ToolResult.text("2 todos are in_progress", is_error=True)
-    other = ToolResult.text('[ ] not a todo\n<todos>[{"content": "x", "status": "pending"}]</todos>')
+    other = ToolResult.text("[ ] not a todo", todos=[{"content": "x", "status": "pending"}])
     messages = [*exchange("c1", good), *exchange("c2", refused), *exchange("c3", other, tool_name="bash")]
     assert latest_todos(messages) == PLAN
 
 
 def test_latest_todos_without_any_call_or_with_a_damaged_result_is_empty() -> None:
-    damaged = ToolResult.text("[ ] x\n<todos>[{broken</todos>")
+    damaged = ToolResult.text("[ ] x", todos=[{"broken": True}])
     assert latest_todos([UserMessage.of_text("hi")]) == []
     assert latest_todos(exchange("c1", damaged)) == []
 

@@ -15,6 +15,7 @@ from miniroom.cli.render import first_line, notice_line, usage_line
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
 from miniroom.llm.messages import Usage
+from miniroom.tools.todo_write import latest_todos, render_todos
 
 HELP = (
     "Type a message and press Enter. /help shows this, /exit (or Ctrl-D) quits; Ctrl-C stops a running turn."
@@ -43,6 +44,11 @@ class ChatView:
             self._mid_line = not event.text.endswith("\n")
         elif isinstance(event, ev.ToolStarted):
             self._line(f"● {first_line(event.summary)}")
+        elif (
+            isinstance(event, ev.ToolEnded) and "todos" in event.result.details and not event.result.is_error
+        ):
+            for line in render_todos(event.result.details["todos"]).splitlines():
+                self._line(f"  {line}")
         elif isinstance(event, ev.ToolEnded) and event.result.is_error:
             text = "".join(getattr(block, "text", "") for block in event.result.content)
             self._line(f"  ✗ {first_line(text)}")
@@ -80,6 +86,9 @@ def chat_loop(agent: Agent, runner: asyncio.Runner) -> None:
     view = ChatView(sys.stdout, agent.session_usage)
     agent.subscribe(view)
     print(f"miniroom chat · {agent.config.model.ref} · session {agent.session.id[:8]} · /help for help")
+    todos = latest_todos(agent.messages)
+    if todos:  # a resumed chat shows where its task list stands
+        print(render_todos(todos))
     while (line := _read_line()) is not None:
         text = line.strip()
         if not text:

@@ -263,7 +263,11 @@ class Agent:
         messages = []
         for call, result in zip(calls, results, strict=True):
             self._emit(ev.ToolEnded(call.id, call.name, result))
-            messages.append(ToolResultMessage(call.id, call.name, result.content, result.is_error))
+            messages.append(
+                ToolResultMessage(
+                    call.id, call.name, result.content, result.is_error, details=result.details or None
+                )
+            )
         return messages
 
     async def _run_tool(self, call: ToolCall) -> ToolResult:

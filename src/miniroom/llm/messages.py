@@ -106,6 +106,9 @@ class ToolResultMessage:
     is_error: bool = False
     timestamp: float = field(default_factory=time.time)
     role: Literal["toolResult"] = "toolResult"
+    details: dict[str, Any] | None = (
+        None  # for UIs and resumes (a diff, a todo list); never sent to the model
+    )
 
     @property
     def text(self) -> str:

@@ -101,6 +101,7 @@ def message_to_dict(message: Message) -> dict[str, Any]:
             "content": content,
             "isError": message.is_error,
             "timestamp": message.timestamp,
+            **({"details": message.details} if message.details else {}),
         }
     data: dict[str, Any] = {
         "role": "assistant",
@@ -136,8 +137,9 @@ def message_from_dict(data: dict[str, Any]) -> Message:
                 str(data["toolCallId"]),
                 str(data["toolName"]),
                 _blocks(data.get("content", ()), _USER_BLOCKS),
-                bool(data.get("isError")),
-                timestamp,
+                is_error=bool(data.get("isError")),
+                timestamp=timestamp,
+                details=data.get("details") if isinstance(data.get("details"), dict) else None,
             )
         if role == "assistant":
             return AssistantMessage(

@@ -1,12 +1,10 @@
 """The `todo_write` tool: the agent's task list, replaced whole on every call (Claude Code's TodoWrite shape).
 
-The result text ends with the list as one JSON line, so the list survives in the session (which stores
-result text, not `details`) and `latest_todos` can read it back when a chat resumes.
+The list travels in the result's `details`, which the session keeps, so a resumed chat can show it again.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -17,8 +15,6 @@ from miniroom.llm.messages import Message, ToolResultMessage
 from miniroom.tools.base import BuiltinTool, Params
 
 TODO_TOOL_NAME = "todo_write"
-STATE_START = "<todos>"
-STATE_END = "</todos>"
 MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 
 
@@ -54,10 +50,9 @@ class TodoWriteTool(BuiltinTool[TodoWriteParams]):
 
 
 def render_todos(todos: Sequence[dict[str, Any]]) -> str:
-    """One `[x]`/`[>]`/`[ ]` line per validated item, then the list as a JSON line for `latest_todos`."""
+    """One `[x]`/`[>]`/`[ ]` line per item."""
     lines = [f"{MARKS[todo['status']]} {' '.join(todo['content'].split())}" for todo in todos]
-    state = json.dumps(list(todos), ensure_ascii=False)
-    return "\n".join([*(lines or ["The todo list is empty."]), f"{STATE_START}{state}{STATE_END}"])
+    return "\n".join(lines or ["The todo list is empty."])
 
 
 def latest_todos(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -68,7 +63,7 @@ def latest_todos(messages: Sequence[Message]) -> list[dict[str, Any]]:
             and message.tool_name == TODO_TOOL_NAME
             and not message.is_error
         ):
-            todos = _parse_state(message.text)
+            todos = _stored_todos(message.details)
             if todos is not None:
                 return todos
     return []
@@ -84,13 +79,10 @@ def _check_one_in_progress(items: Sequence[TodoItem]) -> None:
         )
 
 
-def _parse_state(text: str) -> list[dict[str, Any]] | None:
-    """The todos stored in a result's last line, or None when that line is missing or damaged."""
-    last_line = text.rstrip().rpartition("\n")[2]
-    if not (last_line.startswith(STATE_START) and last_line.endswith(STATE_END)):
-        return None
+def _stored_todos(details: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The todos kept in a result's details, or None when they are missing or damaged."""
     try:
-        items = _STORED_TODOS.validate_json(last_line[len(STATE_START) : -len(STATE_END)])
-    except ValidationError:
+        items = _STORED_TODOS.validate_python((details or {})["todos"])
+    except (KeyError, ValidationError):
         return None
     return [item.model_dump(exclude_none=True) for item in items]

@@ -1,0 +1,44 @@
+"""What the room runtime needs from a transport: Matrix-shaped events in, messages out. No I/O here."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Protocol
+
+Event = dict[
+    str, Any
+]  # a Matrix client-server event: event_id, room_id, sender, type, content, origin_server_ts
+Content = dict[str, Any]  # the `content` of an event to send
+
+
+class RoomTransport(Protocol):
+    """One chat backend (a Matrix homeserver, or miniroom's embedded rooms) serving every agent account."""
+
+    async def start(self, agents: Mapping[str, str], rooms: Mapping[str, str | None]) -> None:
+        """Sign in each agent (name -> display name) and join or create the rooms (key -> alias or None)."""
+
+    async def stop(self) -> None: ...
+
+    def agent_user_id(self, agent: str) -> str:
+        """The user id an agent posts as, e.g. `@miniroom_helper:example.org`."""
+
+    def room_id(self, room_key: str) -> str | None:
+        """The room id of a configured room key, once started."""
+
+    def events(self) -> AsyncIterator[Event]:
+        """Every new event in the agents' rooms, in order, each exactly once, including those that arrived
+        while miniroom was stopped; each carries its `room_id`."""
+
+    async def send(self, sender: str, room_id: str, event_type: str, content: Content) -> str:
+        """Send an event as `sender` (an agent's user id) and return its event id."""
+
+    async def get_event(self, room_id: str, event_id: str) -> Event | None:
+        """An earlier event, or None when it is unknown or cannot be read."""
+
+    async def joined_members(self, room_id: str) -> set[str]: ...
+
+    async def power_levels(self, room_id: str) -> Mapping[str, Any]:
+        """The room's `m.room.power_levels` content (`users`, `users_default`, ...)."""
+
+    async def thread_events(self, room_id: str, thread_root: str) -> list[Event]:
+        """The root and every event of a thread, oldest first (for participants and the too-long rule)."""

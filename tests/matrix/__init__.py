@@ -1,0 +1,1 @@
+"""Tests of the Matrix transport against a real Synapse on loopback."""
