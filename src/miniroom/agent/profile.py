@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -26,11 +25,13 @@ from miniroom.engine.yaml_source import (
     validation_problems,
 )
 from miniroom.llm.model import ThinkingLevel
+from miniroom.settings_errors import did_you_mean
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "read", "bash", "parallel_bash", "edit", "write", "grep", "find", "glob", "ls", "load_skill",
     "todo_write",
 )  # fmt: skip
+_TOOL_LIST = ", ".join(BUILTIN_TOOL_NAMES)
 AGENT_TOOL_NAMES = ("agent", "agent_start", "agent_check", "agent_stop")
 CATALOGUE_TOOLS = {"fetch": "fetch.yml", "search": "search.yml"}
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
@@ -111,9 +112,8 @@ def tool_name_problem(name: str) -> str | None:
             f"'{name}' is not a built-in tool and no profile can enable or disable it: it exists while "
             f".miniroom/{CATALOGUE_TOOLS[name]} has an enabled service; remove it from the list"
         )
-    close = difflib.get_close_matches(name, BUILTIN_TOOL_NAMES, n=1)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    return f"unknown tool '{name}'{hint}; a profile can list only {', '.join(BUILTIN_TOOL_NAMES)}"
+    hint = did_you_mean(name, BUILTIN_TOOL_NAMES)
+    return f"unknown tool '{name}'{f' ({hint})' if hint else ''}; a profile can list only {_TOOL_LIST}"
 
 
 def _check_tool_name(name: str) -> str:

@@ -39,6 +39,7 @@ from miniroom.llm.http import make_client
 from miniroom.llm.model import Model
 from miniroom.llm.serialize import message_from_dict
 from miniroom.llm.stream import RequestOptions, stream_response
+from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 
 T = TypeVar("T")
 ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
@@ -277,6 +278,11 @@ class Agent:
             available = ", ".join(sorted(self._tools)) or "none"
             return ToolResult.text(
                 f"Unknown tool '{call.name}'. Available tools: {available}.", is_error=True
+            )
+        if INVALID_ARGUMENTS_KEY in call.arguments:
+            raw = str(call.arguments[INVALID_ARGUMENTS_KEY])[:500]
+            return ToolResult.text(
+                f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
             )
         timeout = self.config.tool_timeout
         context = ToolContext(

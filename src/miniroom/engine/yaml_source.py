@@ -2,43 +2,50 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_core import ErrorDetails
 
-Severity = Literal["error", "warning"]
-Loc = tuple[str | int, ...]
-CUSTOM_ERROR = "invalid_setting"  # the error type of our own rules: their message is already for people
+from miniroom.settings_errors import (
+    CUSTOM_ERROR,
+    Loc,
+    Problem,
+    Severity,
+    Wording,
+    did_you_mean,
+    findings,
+    invalid,
+    key_path,
+    phrase,
+)
+
+__all__ = [
+    "CUSTOM_ERROR",
+    "DuplicateKey",
+    "Loc",
+    "OptionalPositiveWhole",
+    "Problem",
+    "SettingsModel",
+    "Severity",
+    "YamlSource",
+    "YamlSourceError",
+    "describe_value",
+    "error_message",
+    "invalid",
+    "load_yaml",
+    "parse_yaml",
+    "positive_whole_or_none",
+    "validation_problems",
+]
+
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong in a settings file, printed as `path:line: key: message`."""
-
-    path: Path
-    line: int | None
-    key: str
-    message: str
-    severity: Severity = "error"
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else str(self.path)
-        return f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}"
-
-    def detail(self) -> str:
-        """The problem without the file name: `line 7: key: message`."""
-        return ": ".join(
-            part for part in (f"line {self.line}" if self.line else "", self.key, self.message) if part
-        )
 
 
 class YamlSourceError(Exception):
@@ -49,46 +56,56 @@ class YamlSourceError(Exception):
         self.problem = problem
 
 
-def dotted(loc: Loc) -> str:
-    """`("profiles", "safe", "enabledTools", 1)` -> `profiles.safe.enabledTools[1]`."""
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
-    return text
+@dataclass(frozen=True)
+class DuplicateKey:
+    """A key written again in one mapping: on `line`, after `previous_line` (and first on `first_line`)."""
+
+    loc: Loc
+    first_line: int
+    previous_line: int
+    line: int
 
 
 @dataclass(frozen=True)
 class YamlSource:
-    """A parsed file: its plain data, the line of each key (by location), and problems found while reading."""
+    """A parsed file: its plain data, the line of each key (by location), and problems found while reading.
+
+    `lines` holds the line of each key (of each item, in a list); `value_lines` the line each value starts
+    on, which is the next line for a nested block (`key:` then indented lines).
+    """
 
     path: Path
     data: Any
     lines: Mapping[Loc, int]
     problems: tuple[Problem, ...] = ()
+    value_lines: Mapping[Loc, int] = field(default_factory=dict)
+    duplicates: tuple[DuplicateKey, ...] = ()
 
-    def line_of(self, loc: Loc) -> int | None:
-        """The line of `loc`, else of its nearest ancestor that has one."""
+    def line_of(self, loc: Loc, *, at_key: bool = True) -> int | None:
+        """The line of `loc` (of its value with `at_key=False`), else of its nearest ancestor that has one."""
+        lines = self.lines if at_key else self.value_lines
         for end in range(len(loc), -1, -1):
-            line = self.lines.get(loc[:end])
+            line = lines.get(loc[:end])
             if line is not None:
                 return line
         return None
 
     def problem(self, loc: Loc, message: str, severity: Severity = "error") -> Problem:
-        return Problem(self.path, self.line_of(loc), dotted(loc), message, severity)
+        return Problem(self.path, self.line_of(loc), _key(loc), message, severity)
 
 
 class _LineWalker:
     """Walks the composed node tree (before construction) noting each key's line and keys written twice."""
 
-    def __init__(self, path: Path, loader: yaml.SafeLoader) -> None:
-        self.path = path
+    def __init__(self, loader: yaml.SafeLoader) -> None:
         self.loader = loader
         self.lines: dict[Loc, int] = {}
-        self.problems: list[Problem] = []
+        self.value_lines: dict[Loc, int] = {}
+        self.duplicates: list[DuplicateKey] = []
         self._open: set[int] = set()  # nodes on the current path: an alias may point back up (`&a [*a]`)
 
     def walk(self, node: yaml.Node, loc: Loc) -> None:
+        self.value_lines[loc] = node.start_mark.line + 1
         if id(node) in self._open:
             return
         self._open.add(id(node))
@@ -101,18 +118,16 @@ class _LineWalker:
         self._open.discard(id(node))
 
     def _walk_mapping(self, node: yaml.MappingNode, loc: Loc) -> None:
-        seen: dict[str, int] = {}
+        seen: dict[str, list[int]] = {}
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE_TAG or not isinstance(key_node, yaml.ScalarNode):
                 continue  # `<<: *anchor` merges keys written elsewhere; they keep the parent's line
             # Key locations use the key as the data holds it (`yes:` is True there), as pydantic reports it.
             key, line = str(self.loader.construct_object(key_node)), key_node.start_mark.line + 1
-            if key in seen:
-                message = (
-                    f"is written twice (lines {seen[key]} and {line}); YAML keeps only the last: delete one"
-                )
-                self.problems.append(Problem(self.path, line, dotted((*loc, key)), message))
-            seen[key] = line
+            earlier = seen.setdefault(key, [])
+            if earlier:
+                self.duplicates.append(DuplicateKey((*loc, key), earlier[0], earlier[-1], line))
+            earlier.append(line)
             self.lines[(*loc, key)] = line  # the last one wins, as in the data
             self.walk(value_node, (*loc, key))
 
@@ -122,7 +137,7 @@ def parse_yaml(text: str, path: Path) -> YamlSource:
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
-        walker = _LineWalker(path, loader)
+        walker = _LineWalker(loader)
         if node is not None:
             walker.lines[()] = node.start_mark.line + 1
             walker.walk(node, ())
@@ -137,7 +152,18 @@ def parse_yaml(text: str, path: Path) -> YamlSource:
         raise YamlSourceError(Problem(path, None, "", f"not valid YAML: {error}")) from None
     finally:
         loader.dispose()
-    return YamlSource(path, data, walker.lines, tuple(walker.problems))
+    problems = tuple(Problem(path, twice.line, _key(twice.loc), _twice(twice)) for twice in walker.duplicates)
+    return YamlSource(path, data, walker.lines, problems, walker.value_lines, tuple(walker.duplicates))
+
+
+def _key(loc: Loc) -> str:
+    """`profiles.safe.enabledTools[1]`: keys written plainly, nothing for the whole file."""
+    return key_path(loc, top="", quote=False)
+
+
+def _twice(duplicate: DuplicateKey) -> str:
+    lines = f"lines {duplicate.previous_line} and {duplicate.line}"
+    return f"is written twice ({lines}); YAML keeps only the last: delete one"
 
 
 def load_yaml(path: Path) -> YamlSource:
@@ -169,11 +195,6 @@ def describe_value(value: object) -> str:
     return type(value).__name__
 
 
-def invalid(message: str, **context: object) -> PydanticCustomError:
-    """An error for our own rules; `message` may use `{name}` placeholders filled from `context`."""
-    return PydanticCustomError(CUSTOM_ERROR, message, dict(context))
-
-
 def positive_whole_or_none(value: object) -> object:
     if value is None:
         return None
@@ -201,39 +222,34 @@ class SettingsModel(BaseModel):
         return data
 
 
-def _unknown_key_message(key: object, model: type[BaseModel] | None) -> str:
-    if model is None:
+def _unknown_key(key: str, valid: Sequence[str]) -> str:
+    if not valid:
         return "unknown key: delete it"
-    valid = [field.alias or name for name, field in model.model_fields.items()]
-    close = difflib.get_close_matches(str(key), valid, n=1)
-    hint = f"did you mean {close[0]}? " if close else ""
-    return f"unknown key: {hint}the valid keys are {', '.join(valid)}"
+    hint = did_you_mean(key, valid)
+    return f"unknown key: {hint + ' ' if hint else ''}the valid keys are {', '.join(valid)}"
+
+
+WORDING = Wording(
+    unknown_key=_unknown_key,
+    words={
+        "missing": "is required: add it",
+        "list": "must be a list (one `- item` per line)",
+        "mapping": "must be a mapping of keys to values",
+    },
+    fallback="{msg}",
+    got=", got {got}",
+    show=describe_value,
+    exact={"literal_error": "must be one of {expected}, got {got}"},
+)
 
 
 def error_message(item: ErrorDetails, model: type[BaseModel] | None = None) -> str:
-    """Pydantic's error as a person's message; `model` lists valid keys for an unknown top-level key."""
-    kind, got = item["type"], describe_value(item.get("input"))
-    if kind == CUSTOM_ERROR:
-        return item["msg"]
-    if kind == "extra_forbidden":
-        return _unknown_key_message(item["loc"][-1], model if len(item["loc"]) == 1 else None)
-    if kind == "missing":
-        return "is required: add it"
-    if kind in ("bool_type", "bool_parsing"):
-        return f"must be true or false, got {got}"
-    if kind in ("string_type", "str_type"):
-        return f"must be text, got {got}"
-    if kind == "list_type":
-        return f"must be a list (one `- item` per line), got {got}"
-    if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"must be a mapping of keys to values, got {got}"
-    if kind == "literal_error":
-        return f"must be one of {item.get('ctx', {}).get('expected', '')}, got {got}"
-    return f"{item['msg']}, got {got}"
+    """Pydantic's error as a person's message; `model` (where it was validated) lists the valid keys."""
+    return phrase(item, WORDING, model)
 
 
 def validation_problems(
     source: YamlSource, error: ValidationError, model: type[BaseModel], prefix: Sequence[str | int] = ()
 ) -> list[Problem]:
     """One Problem per pydantic error, located in `source` under `prefix` (where `model` was validated)."""
-    return [source.problem((*prefix, *item["loc"]), error_message(item, model)) for item in error.errors()]
+    return [source.problem((*prefix, *found.loc), found.message) for found in findings(error, model, WORDING)]

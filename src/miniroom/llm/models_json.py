@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-import types
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
-from pydantic_core import ErrorDetails
 
 from miniroom.llm.model import Api
 from miniroom.llm.model_name import ModelConfigError
+from miniroom.settings_errors import Wording, at_most, findings, key_path
 
 MODELS_JSON = "models.json"
 _MAX_REPORTED_ERRORS = 5
@@ -132,72 +131,20 @@ def strip_json_comments(text: str) -> str:
     return "".join(out)
 
 
-_PLAIN_MESSAGES = {
-    "missing": "this key is required",
-    "model_type": "must be a JSON object",
-    "dict_type": "must be a JSON object",
-    "list_type": "must be a JSON array",
-    "string_type": "must be a string",
-    "bool_type": "must be true or false",
-    "int_type": "must be a whole number",
-    "float_type": "must be a number",
-    "string_too_short": "must not be empty",
-}
+def _unknown_key(key: str, allowed: Sequence[str]) -> str:
+    return f"unknown key; the keys allowed here are: {', '.join(allowed)}"
+
+
+_WORDING = Wording(
+    unknown_key=_unknown_key,
+    words={"mapping": "must be a JSON object", "list": "must be a JSON array", "text": "must be a string"},
+)
 
 
 def _describe_errors(path: Path, exc: ValidationError) -> str:
-    errors = exc.errors(include_input=False, include_url=False)
-    lines = [f"  - {_json_path(error['loc'])}: {_plain_message(error)}" for error in errors]
-    more = len(lines) - _MAX_REPORTED_ERRORS
-    shown = lines[:_MAX_REPORTED_ERRORS] + ([f"  … and {more} more"] if more > 0 else [])
+    lines = [f"  - {key_path(found.loc)}: {found.message}" for found in findings(exc, ModelsFile, _WORDING)]
+    shown = at_most(lines, _MAX_REPORTED_ERRORS, lambda count: f"  … and {count} more")
     return f"{path} is not a valid models.json (Pi's format):\n" + "\n".join(shown)
-
-
-def _plain_message(error: ErrorDetails) -> str:
-    if error["type"] == "extra_forbidden":
-        allowed = ", ".join(_allowed_keys(error["loc"][:-1]))
-        return f"unknown key; the keys allowed here are: {allowed}"
-    return _PLAIN_MESSAGES.get(error["type"], error["msg"].replace("Input should be", "must be", 1))
-
-
-def _json_path(loc: tuple[int | str, ...]) -> str:
-    """`("providers", "my llm", "models", 0, "id")` -> `providers["my llm"].models[0].id`."""
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
-            path += f".{part}" if path else part
-        else:
-            path += f"[{json.dumps(part)}]"
-    return path or "(the top level)"
-
-
-def _allowed_keys(loc: tuple[int | str, ...]) -> list[str]:
-    """The keys the schema accepts at `loc`, found by walking the pydantic models along it."""
-    node: Any = ModelsFile
-    for part in loc:
-        node = _child_type(node, part)
-    node = _without_none(node)
-    if isinstance(node, type) and issubclass(node, BaseModel):
-        return [field.alias or name for name, field in node.model_fields.items()]
-    return []
-
-
-def _child_type(node: Any, part: int | str) -> Any:
-    node = _without_none(node)
-    if isinstance(node, type) and issubclass(node, BaseModel):
-        fields = {field.alias or name: field.annotation for name, field in node.model_fields.items()}
-        return fields.get(str(part))
-    if get_origin(node) in (list, dict):
-        return get_args(node)[-1]
-    return None
-
-
-def _without_none(node: Any) -> Any:
-    if get_origin(node) in (Union, types.UnionType):
-        return next(arg for arg in get_args(node) if arg is not type(None))
-    return node
 
 
 def env_value(env: Mapping[str, str], name: str) -> str | None:

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Literal
 
-import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from miniroom.engine.yaml_source import YamlSource, YamlSourceError, parse_yaml
 from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
-from miniroom.rooms.config_errors import (
-    ConfigError,
-    Problem,
-    describe,
-    did_you_mean,
-    read_yaml,
-    validation_problems,
-)
 from miniroom.rooms.thread_mode import DEFAULT_THREAD_MODE, ThreadMode
+from miniroom.settings_errors import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
 
 __all__ = [
     "AgentConfig",
@@ -39,6 +33,12 @@ __all__ = [
 
 _VARIABLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 _USER_ID = re.compile(r"@[^:\s]+:\S+")
+_SECRET_KEY = re.compile(r"password|passwd|token|secret|api_?key|access_key", re.I)
+_MAX_PROBLEMS = 20
+
+
+class ConfigError(ValueError):
+    """`config.yaml` is wrong; the message names the file, line, key and fix of every problem."""
 
 
 def _user_id(value: str) -> str:
@@ -190,29 +190,42 @@ def load_config(path: str | Path) -> RoomsConfig:
         raise ConfigError(f"{path}: not UTF-8 text; save it as UTF-8.") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}.") from None
-    data, root = read_yaml(text, str(path))
-    return validate_config(data, source=str(path), root=root)
+    try:
+        parsed = parse_yaml(text, path)
+    except YamlSourceError as exc:
+        raise ConfigError(f"{exc.problem}." if exc.problem.line else str(exc.problem)) from None
+    if parsed.duplicates:
+        message = "appears twice (first on line {}); keep one"
+        twice = [
+            Problem(path, d.line, key_path(d.loc), message.format(d.first_line)) for d in parsed.duplicates
+        ]
+        raise ConfigError(_describe(twice, str(path)))
+    return validate_config(parsed.data, source=str(path), parsed=parsed)
 
 
 def validate_config(
-    data: object, *, source: str = "config.yaml", root: yaml.Node | None = None
+    data: object, *, source: str = "config.yaml", parsed: YamlSource | None = None
 ) -> RoomsConfig:
-    """Validate parsed `config.yaml` data (the loader, the web UI and `config check` share this)."""
+    """Validate parsed `config.yaml` data (the loader, the web UI and `config check` share this).
+
+    `parsed`, the file the data came from, gives each problem its line.
+    """
     if data is None:
         data = {}
     try:
         config = RoomsConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(describe(validation_problems(exc, RoomsConfig), source, root)) from None
+        found = findings(exc, RoomsConfig, _WORDING)
+        raise ConfigError(_describe(_locate(found, source, parsed), source)) from None
     problems = cross_check(config)
     if problems:
-        raise ConfigError(describe(problems, source, root))
+        raise ConfigError(_describe(_locate(problems, source, parsed), source))
     return config
 
 
-def cross_check(config: RoomsConfig) -> list[Problem]:
+def cross_check(config: RoomsConfig) -> list[Finding]:
     """References between sections: every room key and model alias an entry names must exist."""
-    problems: list[Problem] = []
+    problems: list[Finding] = []
     models = _Names("model alias", "models", config.models)
     rooms = _Names("room", "rooms", config.rooms)
     for name, agent in config.agents.items():
@@ -235,11 +248,56 @@ class _Names:
     def __init__(self, what: str, section: str, entries: Mapping[str, object]) -> None:
         self.what, self.section, self.known = what, section, list(entries)
 
-    def check(self, loc: tuple[str | int, ...], name: str | None, user: str) -> list[Problem]:
+    def check(self, loc: tuple[str | int, ...], name: str | None, user: str) -> list[Finding]:
         if name is None or name in self.known:
             return []
         defined = ", ".join(self.known) if self.known else "none yet"
         hint = did_you_mean(name, self.known)
         message = f'{user} names {self.what} "{name}", but {self.section}: defines no such entry'
         message += f" ({hint})" if hint else f" (defined: {defined})"
-        return [Problem(loc, message)]
+        return [Finding(loc, message)]
+
+
+def _locate(found: Sequence[Finding], source: str, parsed: YamlSource | None) -> list[Problem]:
+    """Each finding with its line: the value's, or the key's for an unknown key."""
+    return [
+        Problem(
+            source, parsed.line_of(f.loc, at_key=f.at_key) if parsed else None, key_path(f.loc), f.message
+        )
+        for f in found
+    ]
+
+
+def _describe(problems: Sequence[Problem], source: str) -> str:
+    """One `file:line: key.path: message` line per problem, in line order."""
+    ordered = [str(problem) for problem in sorted(problems, key=lambda problem: problem.line or 0)]
+    return "\n".join(at_most(ordered, _MAX_PROBLEMS, lambda count: f"{source}: … and {count} more problems"))
+
+
+def _unknown_key(key: str, allowed: Sequence[str]) -> str:
+    if _SECRET_KEY.search(key):
+        return "unknown key: passwords and tokens do not belong in config.yaml; set them in the environment"
+    hint = did_you_mean(key, allowed)
+    if hint:
+        return f"unknown key ({hint})"
+    return f"unknown key; the keys allowed here are: {', '.join(allowed)}" if allowed else "unknown key"
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_WORDING = Wording(
+    unknown_key=_unknown_key,
+    words={
+        "mapping": "must be a mapping (indented key: value lines)",
+        "list": "must be a list (lines starting with -)",
+    },
+    got=" (got {got})",
+    show=_short,
+    exact={
+        "union_tag_invalid": "provider must be one of {expected_tags} (got {tag!r})",
+        "union_tag_not_found": "needs a {discriminator} key",
+    },
+)
