@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.profile import ProfileError
 from miniroom.engine.agent import Agent
 from miniroom.engine.session import SessionError
 from miniroom.llm.registry import ModelConfigError
@@ -34,7 +35,7 @@ def agent_from_args(args: argparse.Namespace) -> Agent:
     choice = SessionChoice(continue_latest=args.continue_latest, session_id=args.session_id)
     try:
         return build_agent(args.model, cwd, os.environ, choice)
-    except (ModelConfigError, SessionError) as error:
+    except (ModelConfigError, ProfileError, SessionError) as error:
         raise CommandError(str(error)) from None
 
 

@@ -11,7 +11,7 @@ from miniroom.cli.common import CommandError, fail, money, working_folder
 from miniroom.cli.render import first_line
 from miniroom.engine.session import Session, SessionError
 from miniroom.engine.session_index import find_session_path, list_sessions
-from miniroom.llm.messages import AssistantMessage, ToolResultMessage, Usage, UserMessage
+from miniroom.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
 from miniroom.llm.registry import agent_dir_from_env
 
 
@@ -29,13 +29,11 @@ def _list(agent_dir: Path, args: argparse.Namespace) -> int:
 
 def _show(agent_dir: Path, session_id: str) -> int:
     session = Session.load(find_session_path(agent_dir, session_id))
-    total = Usage()
     print(f"session {session.id}\nfolder  {session.cwd}\nfile    {session.path}\n")
     for message in session.messages():
         if isinstance(message, UserMessage):
             print(f"user: {first_line(' '.join(getattr(b, 'text', '') for b in message.content))}")
         elif isinstance(message, AssistantMessage):
-            total.add(message.usage)
             calls = ", ".join(call.name for call in message.tool_calls)
             print(
                 f"assistant ({message.model}): {first_line(message.text) or '—'}"
@@ -43,6 +41,7 @@ def _show(agent_dir: Path, session_id: str) -> int:
             )
         elif isinstance(message, ToolResultMessage) and message.is_error:
             print(f"  {message.tool_name} error: {first_line(message.text)}")
+    total = session.total_usage()
     print(
         f"\ntokens: input {total.input:,}, output {total.output:,}, cache read {total.cache_read:,}, "
         f"cache write {total.cache_write:,}\ncost: {money(total.cost)}"

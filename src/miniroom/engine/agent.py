@@ -76,10 +76,9 @@ class Agent:
         self.session = session
         self.client = client
         self.messages: list[Message] = session.messages()
-        self.session_usage = Usage()
-        for message in self.messages:
-            if isinstance(message, AssistantMessage):
-                self.session_usage.add(message.usage)
+        self.session_usage = session.total_usage()
+        # after a compaction, the kept messages' reported usage measured the old, longer context
+        self._usage_valid_from = len(self.messages) if session.latest("compaction") else 0
         self._tools = {tool.name: tool for tool in config.tools}
         self._listeners: list[ev.EventListener] = []
         self._inner: asyncio.Future[Any] | None = None
@@ -140,7 +139,7 @@ class Agent:
 
     async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderError | None]:
         """One model answer: compacting first when the context is full, retrying transient failures."""
-        if needs_compaction(self.messages, self.config.model.context_window):
+        if needs_compaction(self.messages, self.config.model.context_window, self._usage_valid_from):
             await self.compact("threshold", turn_usage)
         policy = self.config.retry
         attempt, overflow_compacted = 1, False
@@ -229,13 +228,18 @@ class Agent:
         summary = "\n\n".join(
             part for part in (done.message.text.strip(), file_activity(older).render()) if part
         )
-        tokens_before = context_tokens(self.messages)
+        tokens_before = context_tokens(self.messages, self._usage_valid_from)
         first_kept = entries[cut]["id"] if cut < len(entries) else None
         self.session.append(
             "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before
         )
         self.messages = self.session.messages()
-        self._emit(ev.Compacted(reason, tokens_before, context_tokens(self.messages), summary))
+        self._usage_valid_from = len(self.messages)
+        self._emit(
+            ev.Compacted(
+                reason, tokens_before, context_tokens(self.messages, self._usage_valid_from), summary
+            )
+        )
         return True
 
     def _aborted_message(self, text: str) -> AssistantMessage:

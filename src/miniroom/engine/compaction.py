@@ -57,9 +57,11 @@ def estimate_tokens(message: Message) -> int:
     return chars // 4 + images * IMAGE_TOKENS
 
 
-def context_tokens(messages: Sequence[Message]) -> int:
-    """Tokens of the context: the last reported usage plus an estimate of what came after it."""
-    for index in range(len(messages) - 1, -1, -1):
+def context_tokens(messages: Sequence[Message], usage_valid_from: int = 0) -> int:
+    """Tokens of the context: the last reported usage plus an estimate of what came after it.
+
+    Usage reported before `usage_valid_from` measured a context that a compaction has since replaced."""
+    for index in range(len(messages) - 1, usage_valid_from - 1, -1):
         message = messages[index]
         if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
             usage = message.usage
@@ -69,8 +71,10 @@ def context_tokens(messages: Sequence[Message]) -> int:
     return sum(estimate_tokens(m) for m in messages)
 
 
-def needs_compaction(messages: Sequence[Message], context_window: int, reserve: int = RESERVE_TOKENS) -> bool:
-    return context_tokens(messages) > max(context_window - reserve, context_window // 2)
+def needs_compaction(
+    messages: Sequence[Message], context_window: int, usage_valid_from: int = 0, reserve: int = RESERVE_TOKENS
+) -> bool:
+    return context_tokens(messages, usage_valid_from) > max(context_window - reserve, context_window // 2)
 
 
 def choose_first_kept(entries: Sequence[dict[str, Any]], keep_recent_tokens: int = KEEP_RECENT_TOKENS) -> int:

@@ -21,10 +21,11 @@ from miniroom.llm.messages import (
     Message,
     TextContent,
     ToolResultMessage,
+    Usage,
     UserContent,
     UserMessage,
 )
-from miniroom.llm.serialize import MessageFormatError, message_from_dict, message_to_dict
+from miniroom.llm.serialize import MessageFormatError, message_from_dict, message_to_dict, usage_from_dict
 
 SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (
@@ -181,6 +182,15 @@ class Session:
     def latest(self, entry_type: str) -> dict[str, Any] | None:
         self.branch()
         return self._latest.get(entry_type)
+
+    def total_usage(self) -> Usage:
+        """Tokens and cost of every request in the file: compacted turns and failed attempts included."""
+        total = Usage()
+        for entry in self.entries:
+            message = entry.get("message") if entry["type"] == "message" else None
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                total.add(usage_from_dict(message.get("usage") or {}))
+        return total
 
     def repair_interrupted_tool_calls(self) -> int:
         """Give every tool call left without a result (a killed process) an error result; return how many."""

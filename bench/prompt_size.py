@@ -1,0 +1,96 @@
+"""Prompt size: the default agent's system prompt plus every tool schema, as `miniroom run` really sends them.
+
+Runs `miniroom run` in an empty temporary project (with an empty MINI_AGENT_DIR, so no CLAUDE.md, skills or
+models.json) against the scripted provider, in both wire protocols, and measures the first request: the system
+prompt text and the tool list as compact JSON. Tokens are estimated as characters / 4.
+Budget: at most 2,500 tokens in each protocol; exit 1 when over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+
+BUDGET_TOKENS = 2_500
+CHARS_PER_TOKEN = 4
+PROTOCOLS = ("anthropic-messages", "openai-completions")
+# Variables that would point `miniroom` elsewhere or change the default agent.
+CLEARED = ("MODEL", "MINI_PROVIDER", "AGENT_BACKEND", "MINIROOM_CONFIG", "HTTP_PROXY", "HTTPS_PROXY")
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def first_request(api: str) -> dict[str, Any]:
+    """The body of the first request a default `miniroom run` sends in this protocol."""
+    miniroom = str(Path(sys.executable).with_name("miniroom"))
+    with ScriptedProvider() as provider, tempfile.TemporaryDirectory() as folder:
+        project = Path(folder, "project")
+        project.mkdir()
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if key not in CLEARED and not key.startswith("MINI_") and not key.endswith("_API_KEY")
+        }
+        env.update(
+            MINI_AGENT_DIR=str(Path(folder, "mini")),
+            MODEL="scripted/bench-model",
+            MINI_API=api,
+            MINI_BASE_URL=provider.url if api == "anthropic-messages" else provider.openai_base_url,
+            MINI_API_KEY="bench-key",
+            NO_PROXY="127.0.0.1,localhost",
+        )
+        provider.script(Reply(text="ok", usage=(1, 1, 0, 0)))
+        result = subprocess.run(
+            [miniroom, "run", "hi"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+        )
+        if result.returncode != 0 or not provider.requests:
+            raise RuntimeError(f"miniroom run failed ({result.returncode}): {result.stderr.strip()}")
+        return provider.requests[0].body
+
+
+def tool_name(tool: dict[str, Any]) -> str:
+    return str(tool["function"]["name"] if "function" in tool else tool["name"])
+
+
+def measure(body: dict[str, Any]) -> tuple[int, int, dict[str, int]]:
+    """Characters of the system prompt, of the whole tool list, and of each tool's schema."""
+    if "system" in body:
+        system = "".join(block["text"] for block in body["system"])
+    else:
+        system = "".join(m["content"] for m in body["messages"] if m["role"] == "system")
+    tools = body.get("tools") or []
+    per_tool = {tool_name(tool): len(compact(tool)) for tool in tools}
+    return len(system), len(compact(tools)), per_tool
+
+
+def tokens(chars: int) -> int:
+    return chars // CHARS_PER_TOKEN
+
+
+def main() -> int:
+    over = False
+    for api in PROTOCOLS:
+        system, tools, per_tool = measure(first_request(api))
+        total = system + tools
+        verdict = "ok" if tokens(total) <= BUDGET_TOKENS else "OVER BUDGET"
+        over = over or tokens(total) > BUDGET_TOKENS
+        print(
+            f"prompt size ({api}): system {system:,} chars | {len(per_tool)} tools {tools:,} chars | "
+            f"total {total:,} chars ≈ {tokens(total):,} tokens (budget {BUDGET_TOKENS:,}) {verdict}"
+        )
+        largest = sorted(per_tool.items(), key=lambda item: -item[1])
+        print("  tools: " + ", ".join(f"{name} {tokens(chars)}" for name, chars in largest))
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
