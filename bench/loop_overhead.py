@@ -66,8 +66,9 @@ def main() -> int:
     verdict = "ok" if overhead_ms < BUDGET_MS else "OVER BUDGET"
     print(
         f"loop overhead: {ROUND_TRIPS} tool round trips | "
-        f"raw HTTP replay {raw * 1000 / exchanges:.2f} ms each | engine {engine * 1000 / exchanges:.2f} ms each | "
-        f"overhead {overhead_ms:.2f} ms (budget {BUDGET_MS} ms; includes the ls tool and the session writes) {verdict}"
+        f"raw HTTP replay {raw * 1000 / exchanges:.2f} ms each | "
+        f"engine {engine * 1000 / exchanges:.2f} ms each | overhead {overhead_ms:.2f} ms "
+        f"(budget {BUDGET_MS} ms; includes the ls tool and the session writes) {verdict}"
     )
     return 0 if overhead_ms < BUDGET_MS else 1
 

@@ -69,7 +69,8 @@ def main() -> int:
     print(
         f"session load: {int(entries):,} entries ({size_mb:.1f} MB) loaded and resumed in a fresh process in "
         f"{elapsed * 1000:.0f} ms ({int(messages):,} messages; budget {BUDGET_SECONDS:g} s) {verdict} | "
-        f"append: {first_append * 1e6 / 4:.1f} µs/entry at the start, {last_append * 1e6 / 4:.1f} µs/entry at 100k"
+        f"append: {first_append * 1e6 / 4:.1f} µs/entry at the start, "
+        f"{last_append * 1e6 / 4:.1f} µs/entry at 100k"
     )
     return 0 if elapsed < BUDGET_SECONDS else 1
 

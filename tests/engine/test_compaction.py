@@ -17,8 +17,14 @@ LONG = "x" * 2_000  # about 500 tokens
 
 
 def _small_model(provider: ScriptedProvider) -> Model:
-    return Model(id="tiny", provider="scripted", api="anthropic-messages", base_url=provider.url, api_key="k",
-                 context_window=4_000)
+    return Model(
+        id="tiny",
+        provider="scripted",
+        api="anthropic-messages",
+        base_url=provider.url,
+        api_key="k",
+        context_window=4_000,
+    )
 
 
 def _system(body: dict[str, object]) -> str:
@@ -42,7 +48,9 @@ async def test_context_near_the_window_is_compacted_before_the_next_request(
     provider: ScriptedProvider, tmp_path: Path
 ) -> None:
     agent, seen = await _two_long_turns(provider, tmp_path)
-    provider.script(Reply(text="## Goal\nanswer questions", usage=(900, 50, 0, 0)), Reply(text="third answer"))
+    provider.script(
+        Reply(text="## Goal\nanswer questions", usage=(900, 50, 0, 0)), Reply(text="third answer")
+    )
     await agent.prompt("third question")  # type: ignore[attr-defined]
     summary_request, after = provider.requests[-2], provider.requests[-1]
     assert SUMMARIZER_PROMPT[:40] in _system(summary_request.body)
@@ -59,7 +67,9 @@ async def test_context_near_the_window_is_compacted_before_the_next_request(
 
 async def test_a_compaction_survives_a_resume(provider: ScriptedProvider, tmp_path: Path) -> None:
     agent, _ = await _two_long_turns(provider, tmp_path)
-    provider.script(Reply(text="## Goal\nthe summary text"), Reply(text="third answer", usage=(100, 10, 0, 0)))
+    provider.script(
+        Reply(text="## Goal\nthe summary text"), Reply(text="third answer", usage=(100, 10, 0, 0))
+    )
     await agent.prompt("third question")  # type: ignore[attr-defined]
     agent.session.close()  # type: ignore[attr-defined]
     resumed = Session.load(agent.session.path)  # type: ignore[attr-defined]
@@ -72,11 +82,17 @@ async def test_a_compaction_survives_a_resume(provider: ScriptedProvider, tmp_pa
     assert "third question" in sent
 
 
-async def test_context_overflow_compacts_then_retries_once(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_context_overflow_compacts_then_retries_once(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
     agent, seen = await _two_long_turns(provider, tmp_path)
     overflow = Reply.error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
     agent.config.model = Model(  # type: ignore[attr-defined]
-        id="big", provider="scripted", api="anthropic-messages", base_url=provider.url, api_key="k",
+        id="big",
+        provider="scripted",
+        api="anthropic-messages",
+        base_url=provider.url,
+        api_key="k",
         context_window=1_000_000,
     )
     provider.script(overflow, Reply(text="## Goal\nsummary after overflow"), Reply(text="fine now"))
@@ -86,7 +102,9 @@ async def test_context_overflow_compacts_then_retries_once(provider: ScriptedPro
     assert [e.reason for e in seen if isinstance(e, ev.Compacted)] == ["overflow"]
 
 
-async def test_manual_compaction_with_nothing_old_does_nothing(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_manual_compaction_with_nothing_old_does_nothing(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
     provider.script(Reply(text="short"))
     agent, _ = make_agent(provider, tmp_path)
     await agent.prompt("hi")

@@ -82,7 +82,7 @@ async def test_the_pause_is_fixed(provider: ScriptedProvider, tmp_path: Path) ->
 
 async def test_abort_during_the_pause_cancels_the_retry(provider: ScriptedProvider, tmp_path: Path) -> None:
     provider.script(Reply.error(429, "rate_limit_error", "slow down"), Reply(text="never sent"))
-    agent, seen = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=30, max_attempts=3))
+    agent, _ = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=30, max_attempts=3))
     retry_scheduled = asyncio.Event()
     agent.subscribe(lambda e: retry_scheduled.set() if isinstance(e, ev.RetryScheduled) else None)
     turn = asyncio.create_task(agent.prompt("hi"))
@@ -95,7 +95,9 @@ async def test_abort_during_the_pause_cancels_the_retry(provider: ScriptedProvid
 
 async def test_failed_attempts_are_paid_and_counted(provider: ScriptedProvider, tmp_path: Path) -> None:
     provider.script(
-        Reply(text="partial", usage=(100, 7, 0, 0), error_type="overloaded_error", error_message="Overloaded"),
+        Reply(
+            text="partial", usage=(100, 7, 0, 0), error_type="overloaded_error", error_message="Overloaded"
+        ),
         Reply(text="done", usage=(100, 3, 0, 0)),
     )
     agent, _ = make_agent(provider, tmp_path)

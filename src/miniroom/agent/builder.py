@@ -30,13 +30,16 @@ SETTINGS_ENTRY = "settings"
 
 @dataclass(frozen=True)
 class SessionChoice:
-    """Which session a command works in: a new one, the folder's latest, or one by id."""
+    """Which session a command works in: a new one, the folder's latest, one by id, or one file by path."""
 
     continue_latest: bool = False
     session_id: str | None = None
+    path: Path | None = None  # this file, created on first use (the room runtime's per-conversation sessions)
 
 
 def open_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
+    if choice.path is not None:
+        return open_session_file(choice.path, cwd)
     if choice.session_id:
         return Session.load(find_session_path(agent_dir, choice.session_id))
     if choice.continue_latest:
@@ -47,6 +50,15 @@ def open_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
             )
         return Session.load(latest)
     return Session.create(directory_for_cwd(agent_dir, cwd), cwd)
+
+
+def open_session_file(path: Path, cwd: Path) -> Session:
+    """The session stored at `path`, created there (header and all) when it does not exist yet."""
+    if not path.exists():
+        created = Session.create(path.parent, cwd)
+        created.close()
+        created.path.rename(path)
+    return Session.load(path)
 
 
 def session_header_name(model: Model, settings: ProfileSettings) -> str:
@@ -189,7 +201,7 @@ def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:
 
 
 def switch_model(agent: Agent, name: str, env: Mapping[str, str]) -> None:
-    """Switch the model mid-dialog; nothing of the conversation is lost. A `:level` suffix switches thinking."""
+    """Switch the model mid-dialog, losing nothing; a `:level` suffix switches thinking too."""
     model, suffix = resolve_model(name, env, agent_dir_from_env(env))
     settings = session_settings(agent.session)
     _apply(agent, model, settings.thinking_level or suffix or agent.config.request_options.thinking_level)

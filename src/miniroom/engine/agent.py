@@ -25,6 +25,7 @@ from miniroom.engine.session import Session
 from miniroom.engine.tool import DEFAULT_TOOL_CALL_TIMEOUT, Tool, ToolContext, ToolError, ToolResult
 from miniroom.llm import events as llm_events
 from miniroom.llm.errors import ErrorKind, ProviderError
+from miniroom.llm.http import make_client
 from miniroom.llm.messages import (
     AssistantMessage,
     Context,
@@ -35,7 +36,6 @@ from miniroom.llm.messages import (
     Usage,
     UserMessage,
 )
-from miniroom.llm.http import make_client
 from miniroom.llm.model import Model
 from miniroom.llm.serialize import message_from_dict
 from miniroom.llm.stream import RequestOptions, stream_response

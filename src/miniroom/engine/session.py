@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import gc
 import json
-
-import orjson
 import os
 import secrets
 import uuid
@@ -16,8 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+import orjson
+
 from miniroom.llm.messages import (
-    AssistantMessage,
     Message,
     TextContent,
     ToolResultMessage,

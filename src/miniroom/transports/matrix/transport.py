@@ -1,0 +1,200 @@
+"""`RoomTransport` over a Matrix homeserver: an account per agent plus the router, whose sync feeds events."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, Mapping
+from pathlib import Path
+from typing import Any
+
+from mautrix.api import Method
+from mautrix.api import Path as ApiPath
+from mautrix.errors import MatrixRequestError
+from mautrix.types import RoomID, UserID
+
+from miniroom.rooms.config import MatrixConfig
+from miniroom.rooms.transport import Content, Event
+from miniroom.transports.matrix.accounts import ROUTER, Account, localpart, sign_in
+from miniroom.transports.matrix.errors import MatrixTransportError, refused
+from miniroom.transports.matrix.rooms import (
+    InvitePolicy,
+    accept_invites,
+    ensure_room,
+    full_alias,
+    with_creators,
+)
+from miniroom.transports.matrix.store import MatrixStore
+from miniroom.transports.matrix.sync import INVITES_ONLY, EventFeed, Syncer, timeline_filter, watch_invites
+
+log = logging.getLogger(__name__)
+
+ROUTER_DISPLAY_NAME = "Router"
+
+
+class MatrixTransport:
+    """Agents and the router as Matrix accounts; credentials and sync position in `<data_dir>/matrix/`."""
+
+    def __init__(
+        self, config: MatrixConfig, data_dir: Path, *, timeline_limit: int = 50, poll_seconds: float = 30.0
+    ) -> None:
+        self.config = config
+        self.store = MatrixStore(data_dir)
+        self.timeline_limit, self.poll_ms = timeline_limit, int(poll_seconds * 1000)
+        self.accounts: dict[str, Account] = {}
+        self._rooms: dict[str, str | None] = {}
+        self._policy = InvitePolicy(config.server_name, frozenset(config.invite_from), frozenset())
+        self._feed: EventFeed | None = None
+        self._watchers: list[asyncio.Task[None]] = []
+        self._stopped = asyncio.Event()
+
+    async def start(self, agents: Mapping[str, str], rooms: Mapping[str, str | None]) -> None:
+        """Sign in the router and every agent, join or create the rooms, accept pending invites."""
+        self._stopped.clear()
+        names = {ROUTER: ROUTER_DISPLAY_NAME, **agents}
+        signed_in = await self._sign_in_all(names)
+        ours = frozenset(account.user_id for account in signed_in)
+        self._policy = InvitePolicy(self.config.server_name, frozenset(self.config.invite_from), ours)
+        router, members = self.accounts[ROUTER], [a for a in signed_in if a.name != ROUTER]
+        for key, alias in rooms.items():
+            name = full_alias(key, alias, self.config.server_name)
+            self._rooms[key] = await ensure_room(router, members, name, public=not self.config.invite_from)
+        self._feed = EventFeed(
+            self._syncer(router, timeline_filter(self.timeline_limit)), self.store, self._accept
+        )
+        await self._feed.prime()
+        self._watchers = [
+            asyncio.create_task(watch_invites(self._syncer(member, INVITES_ONLY), self._accept))
+            for member in members
+        ]
+
+    async def _sign_in_all(self, names: Mapping[str, str]) -> list[Account]:
+        """Every account signed in, or none: on a failure the others are closed before the error rises."""
+        tried = [sign_in(self.config, self.store, name, display) for name, display in names.items()]
+        outcomes = await asyncio.gather(*tried, return_exceptions=True)
+        accounts = [outcome for outcome in outcomes if isinstance(outcome, Account)]
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                await asyncio.gather(*(account.close() for account in accounts))
+                raise outcome
+        self.accounts = {account.name: account for account in accounts}
+        return accounts
+
+    async def stop(self) -> None:
+        """Stop syncing, keep the sync position, close every connection."""
+        self._stopped.set()
+        for watcher in self._watchers:
+            watcher.cancel()
+        await asyncio.gather(*self._watchers, return_exceptions=True)
+        self._watchers = []
+        if self._feed is not None:
+            self._feed.save()
+        await asyncio.gather(*(account.close() for account in self.accounts.values()))
+
+    def agent_user_id(self, agent: str) -> str:
+        return f"@{localpart(agent)}:{self.config.server_name}"
+
+    def room_id(self, room_key: str) -> str | None:
+        return self._rooms.get(room_key)
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        """The router's view of every room, each event once; ends when `stop()` is called."""
+        if self._feed is None:
+            raise MatrixTransportError("events() needs start() first")
+        feed = self._feed.events()
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        following: asyncio.Future[Event] | None = None
+        try:
+            while True:
+                following = asyncio.ensure_future(anext(feed))
+                await asyncio.wait({following, stopped}, return_when=asyncio.FIRST_COMPLETED)
+                if not following.done():
+                    return
+                yield following.result()
+        finally:
+            stopped.cancel()
+            await _cancel(following)
+            await feed.aclose()
+
+    async def send(self, sender: str, room_id: str, event_type: str, content: Content) -> str:
+        account = self._account_of(sender)
+        path = ApiPath.v3.rooms[room_id].send[event_type][account.api.api.get_txn_id()]
+        try:
+            reply = await account.api.api.request(Method.PUT, path, content)
+        except MatrixRequestError as exc:
+            raise refused(f"{sender} cannot send {event_type} to {room_id}", exc) from None
+        return str(reply["event_id"])
+
+    async def get_event(self, room_id: str, event_id: str) -> Event | None:
+        try:
+            event = await self._read(ApiPath.v3.rooms[room_id].event[event_id])
+        except MatrixRequestError:
+            return None
+        return {**event, "room_id": room_id}
+
+    async def joined_members(self, room_id: str) -> set[str]:
+        members = await self._router.api.get_joined_members(RoomID(room_id))
+        return {str(user) for user in members}
+
+    async def power_levels(self, room_id: str) -> Mapping[str, Any]:
+        """The content; in room version 12 the creators are added to `users` (see `with_creators`)."""
+        state = ApiPath.v3.rooms[room_id].state
+        try:
+            levels = await self._read(state["m.room.power_levels"])
+            create = await self._read(state["m.room.create"], {"format": "event"})
+        except MatrixRequestError as exc:
+            raise refused(f"cannot read the power levels of {room_id}", exc) from None
+        return with_creators(levels, create)
+
+    async def thread_events(self, room_id: str, thread_root: str) -> list[Event]:
+        root = await self.get_event(room_id, thread_root)
+        replies: list[Event] = []
+        query = {"dir": "f", "limit": "100"}
+        path = ApiPath.v1.rooms[room_id].relations[thread_root]["m.thread"]
+        while True:
+            page = await self._read(path, query)
+            replies += [{**event, "room_id": room_id} for event in page.get("chunk", [])]
+            if not page.get("next_batch"):
+                break
+            query = {**query, "from": str(page["next_batch"])}
+        return ([root] if root is not None else []) + replies
+
+    @property
+    def _router(self) -> Account:
+        if ROUTER not in self.accounts:
+            raise MatrixTransportError("the Matrix transport is not started; call start() first")
+        return self.accounts[ROUTER]
+
+    def _account_of(self, user_id: str) -> Account:
+        for account in self.accounts.values():
+            if account.user_id == user_id:
+                return account
+        known = ", ".join(account.user_id for account in self.accounts.values()) or "none (not started)"
+        raise MatrixTransportError(f"{user_id} is not one of miniroom's Matrix accounts (these are: {known})")
+
+    async def _read(self, path: Any, query: Mapping[str, str] | None = None) -> dict[str, Any]:
+        return dict(await self._router.api.api.request(Method.GET, path, query_params=query))
+
+    def _syncer(self, account: Account, sync_filter: str) -> Syncer:
+        return Syncer(account, self.config.homeserver, sync_filter, self.poll_ms)
+
+    async def _accept(self, account: Account, invites: Mapping[str, Mapping[str, Any]]) -> None:
+        """Accept allowed invites; a room an agent joins gets the router too, as its sync feeds events()."""
+        for room_id in await accept_invites(account, invites, self._policy):
+            if account.name == ROUTER:
+                continue
+            try:
+                if self._router.user_id not in await account.api.get_joined_members(RoomID(room_id)):
+                    await account.api.invite_user(RoomID(room_id), UserID(self._router.user_id))
+            except MatrixRequestError as exc:
+                log.warning("%s cannot invite the router to %s: %s", account.user_id, room_id, exc.message)
+
+
+async def _cancel(pending: asyncio.Future[Event] | None) -> None:
+    """Cancel a pending step of the feed and wait for it, so that the feed can be closed."""
+    if pending is None or pending.done():
+        return
+    pending.cancel()
+    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+        await pending
