@@ -54,11 +54,9 @@ def open_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
 
 def open_session_file(path: Path, cwd: Path) -> Session:
     """The session stored at `path`, created there (header and all) when it does not exist yet."""
-    if not path.exists():
-        created = Session.create(path.parent, cwd)
-        created.close()
-        created.path.rename(path)
-    return Session.load(path)
+    if path.exists():
+        return Session.load(path)
+    return Session.create(path.parent, cwd, path.name)
 
 
 def session_header_name(model: Model, settings: ProfileSettings) -> str:
