@@ -1,0 +1,146 @@
+"""The embedded rooms API: list rooms, read a timeline page, post, edit and react as the local user."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from miniroom.rooms.events import parse_event
+from miniroom.rooms.transport import Content, Event
+from miniroom.server import compose
+from miniroom.server.errors import ApiError, bad_request
+from miniroom.server.inputs import json_object, message_body, optional_event_id, query_flag, query_int
+from miniroom.transports.embedded import PageQuery, Room, RoomStore, UnknownEvent
+
+MAX_PAGE = 500
+
+
+def store_of(request: Request) -> RoomStore:
+    store: RoomStore = request.app.state.store
+    return store
+
+
+async def list_rooms(request: Request) -> JSONResponse:
+    store = store_of(request)
+    latest = await asyncio.to_thread(store.latest_position)
+    rooms = await asyncio.to_thread(lambda: [_room_json(store, room) for room in store.rooms()])
+    user = {"user_id": store.local_user_id, "display_name": store.local_display_name}
+    return JSONResponse({"user": user, "rooms": rooms, "latest": latest})
+
+
+def _room_json(store: RoomStore, room: Room) -> dict[str, Any]:
+    members = [
+        {"user_id": m.user_id, "display_name": m.display_name, "power_level": m.power_level}
+        for m in store.members(room.room_id)
+    ]
+    return {
+        "room_id": room.room_id,
+        "key": room.key,
+        "name": room.name,
+        "alias": room.alias,
+        "members": members,
+    }
+
+
+async def room_events(request: Request) -> JSONResponse:
+    """A page of events, oldest first; `after`/`before` are stream positions, `thread` a root event id."""
+    store = store_of(request)
+    room = await asyncio.to_thread(store.room, request.path_params["room"])
+    query = PageQuery(
+        after=query_int(request, "after", low=0),
+        before=query_int(request, "before", low=0),
+        limit=query_int(request, "limit", low=1, high=MAX_PAGE) or 50,
+        thread=request.query_params.get("thread"),
+        bundled=query_flag(request, "bundled"),
+    )
+    if query.thread is not None:
+        await _existing_event(store, room.room_id, query.thread)
+    events, latest = await asyncio.to_thread(store.page, room.room_id, query)
+    return JSONResponse({"room_id": room.room_id, "events": events, "latest": latest})
+
+
+async def post_message(request: Request) -> JSONResponse:
+    """A message from the local user; `thread_root` and `reply_to` place it in a thread or reply chain."""
+    store = store_of(request)
+    room = await asyncio.to_thread(store.room, request.path_params["room"])
+    data = await json_object(request, ("body", "thread_root", "reply_to"))
+    body = message_body(data)
+    relation = await _relation(
+        store, room.room_id, optional_event_id(data, "thread_root"), optional_event_id(data, "reply_to")
+    )
+    index = compose.mention_index(await asyncio.to_thread(store.members, room.room_id))
+    return await _send(store, room, "m.room.message", compose.message_content(body, index, relation))
+
+
+async def edit_message(request: Request) -> JSONResponse:
+    """Replace the text of one of the local user's own messages."""
+    store = store_of(request)
+    room = await asyncio.to_thread(store.room, request.path_params["room"])
+    original = await _existing_event(store, room.room_id, request.path_params["event_id"])
+    body = message_body(await json_object(request, ("body",)))
+    if original["sender"] != store.local_user_id:
+        raise ApiError(
+            403,
+            "M_FORBIDDEN",
+            f"{original['event_id']} was sent by {original['sender']}; edit your own messages",
+        )
+    if not parse_event(original).is_message:
+        raise bad_request(
+            f"{original['event_id']} is not a message (an edit or reaction); edit the message itself"
+        )
+    index = compose.mention_index(await asyncio.to_thread(store.members, room.room_id))
+    return await _send(store, room, "m.room.message", compose.edit_content(original, body, index))
+
+
+async def react(request: Request) -> JSONResponse:
+    """Annotate a message with a reaction `key`, such as an emoji."""
+    store = store_of(request)
+    room = await asyncio.to_thread(store.room, request.path_params["room"])
+    target = await _existing_event(store, room.room_id, request.path_params["event_id"])
+    key = (await json_object(request, ("key",))).get("key")
+    if not isinstance(key, str) or not key.strip() or len(key) > 64:
+        raise bad_request('send {"key": "👍"}: "key" must be a short non-empty text such as an emoji')
+    return await _send(store, room, "m.reaction", compose.reaction_content(target["event_id"], key))
+
+
+async def _send(store: RoomStore, room: Room, event_type: str, content: Content) -> JSONResponse:
+    event = await asyncio.to_thread(store.append, room.room_id, store.local_user_id, event_type, content)
+    return JSONResponse({"event_id": event["event_id"], "event": event}, status_code=201)
+
+
+async def _relation(
+    store: RoomStore, room_id: str, thread_root: str | None, reply_to: str | None
+) -> dict[str, Any] | None:
+    """The `m.relates_to` of a new message; a reply to a thread message joins that thread."""
+    if reply_to is not None:
+        replied = parse_event(await _existing_event(store, room_id, reply_to))
+        thread_root = thread_root or replied.relation.thread_root
+        if thread_root is None:
+            return compose.reply_relation(reply_to)
+        return compose.thread_relation(thread_root, reply_to, falling_back=False)
+    if thread_root is None:
+        return None
+    thread = await asyncio.to_thread(store.thread_messages, room_id, thread_root)
+    if not thread:
+        raise UnknownEvent(f"thread root {thread_root} is not an event of room {room_id}")
+    return compose.thread_relation(thread_root, thread[-1]["event_id"], falling_back=True)
+
+
+async def _existing_event(store: RoomStore, room_id: str, event_id: str) -> Event:
+    event = await asyncio.to_thread(store.event, room_id, event_id)
+    if event is None:
+        raise UnknownEvent(f"{event_id} is not an event of room {room_id}")
+    return event
+
+
+ROUTES = [
+    Route("/api/rooms", list_rooms, methods=["GET"]),
+    Route("/api/rooms/{room}/events", room_events, methods=["GET"]),
+    Route("/api/rooms/{room}/messages", post_message, methods=["POST"]),
+    Route("/api/rooms/{room}/messages/{event_id}", edit_message, methods=["PUT"]),
+    Route("/api/rooms/{room}/messages/{event_id}/reactions", react, methods=["POST"]),
+]

@@ -1,0 +1,77 @@
+"""The web chat page: a server-rendered shell; `static/app.js` fills in rooms and messages from the API."""
+
+from __future__ import annotations
+
+from html import escape
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+from miniroom.server.api import store_of
+
+# Everything the page loads comes from this server; no inline script can run even if text slips through.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:;"
+        " base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>miniroom</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/app.css">
+<script src="/static/app.js" defer></script>
+</head>
+<body data-user-id="{user_id}" data-user-name="{user_name}">
+<div class="layout">
+  <nav class="sidebar" aria-label="Rooms">
+    <div class="brand">miniroom</div>
+    <ul id="room-list" class="room-list"></ul>
+    <div class="me">{user_name} <span class="muted">{user_id}</span></div>
+  </nav>
+  <main class="room" id="room">
+    <header class="room-header">
+      <h1 id="room-name">Pick a room</h1>
+      <span id="room-topic" class="muted"></span>
+    </header>
+    <ol id="timeline" class="timeline" aria-live="polite"></ol>
+    <form id="composer" class="composer">
+      <textarea id="composer-input" rows="1" placeholder="Message (Enter sends, Shift+Enter adds a line)"
+        aria-label="Message" disabled></textarea>
+      <button type="submit" disabled>Send</button>
+    </form>
+  </main>
+  <aside class="thread" id="thread" hidden aria-label="Thread">
+    <header class="room-header">
+      <h2>Thread</h2>
+      <button type="button" id="thread-close" class="icon" aria-label="Close thread">×</button>
+    </header>
+    <ol id="thread-timeline" class="timeline"></ol>
+    <form id="thread-composer" class="composer">
+      <textarea id="thread-input" rows="1" placeholder="Reply in thread"
+        aria-label="Reply in thread"></textarea>
+      <button type="submit">Reply</button>
+    </form>
+  </aside>
+</div>
+<p id="status" class="status" role="status" hidden></p>
+</body>
+</html>
+"""
+
+
+async def chat_page(request: Request) -> HTMLResponse:
+    store = store_of(request)
+    html = _PAGE.format(user_id=escape(store.local_user_id), user_name=escape(store.local_display_name))
+    return HTMLResponse(html, headers=SECURITY_HEADERS)
+
+
+ROUTES = [Route("/", chat_page, methods=["GET"])]

@@ -1,0 +1,69 @@
+"""New events as Server-Sent Events: one `data:` JSON line each, `id:` its stream position for resuming."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.routing import Route
+
+from miniroom.server.api import store_of
+from miniroom.server.errors import bad_request
+from miniroom.server.inputs import query_int
+from miniroom.transports.embedded import RoomStore
+
+_BATCH = 100
+# Short waits so writes by another process (the runtime in its own process) show up within a second.
+_POLL_SECONDS = 1.0
+_KEEPALIVE_SECONDS = 15.0
+_RETRY_MS = 1000
+
+
+async def stream_events(request: Request) -> StreamingResponse:
+    """Events after `Last-Event-ID` (or `?after=`), else from now on; `?room=` keeps one room's events."""
+    store = store_of(request)
+    room = request.query_params.get("room")
+    room_id = (await asyncio.to_thread(store.room, room)).room_id if room else None
+    position = _resume_position(request)
+    if position is None:
+        position = await asyncio.to_thread(store.latest_position)
+    return StreamingResponse(
+        _sse(store, position, room_id),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+def _resume_position(request: Request) -> int | None:
+    last_id = request.headers.get("last-event-id")
+    if last_id is None:
+        return query_int(request, "after", low=0)
+    if not last_id.isdigit():
+        raise bad_request(f"Last-Event-ID must be a stream position (a whole number), not {last_id!r}")
+    return int(last_id)
+
+
+async def _sse(store: RoomStore, position: int, room_id: str | None) -> AsyncIterator[str]:
+    yield f"retry: {_RETRY_MS}\n\n"
+    quiet_since = time.monotonic()
+    while True:
+        batch = await asyncio.to_thread(store.events_after, position, _BATCH)
+        for event in batch:
+            position = event["unsigned"]["stream_position"]
+            if room_id is None or event["room_id"] == room_id:
+                yield f"id: {position}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n"
+        if batch:
+            quiet_since = time.monotonic()
+            continue
+        if time.monotonic() - quiet_since > _KEEPALIVE_SECONDS:
+            # A comment line keeps proxies and browsers from closing an idle connection.
+            yield ": keepalive\n\n"
+            quiet_since = time.monotonic()
+        await store.notifier.wait_beyond(position, _POLL_SECONDS)
+
+
+ROUTES = [Route("/api/stream", stream_events, methods=["GET"])]

@@ -1,0 +1,57 @@
+"""The SQLite file behind embedded rooms: WAL mode, one table per concept, created on first open."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rooms (
+    room_id TEXT PRIMARY KEY,
+    room_key TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    alias TEXT NOT NULL UNIQUE,
+    created_ts INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS members (
+    room_id TEXT NOT NULL REFERENCES rooms(room_id),
+    user_id TEXT NOT NULL,
+    display_name TEXT NOT NULL,
+    power_level INTEGER NOT NULL,
+    PRIMARY KEY (room_id, user_id)
+);
+-- AUTOINCREMENT: a stream position is never reused, even after the newest event is deleted.
+CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL UNIQUE,
+    room_id TEXT NOT NULL REFERENCES rooms(room_id),
+    sender TEXT NOT NULL,
+    type TEXT NOT NULL,
+    content TEXT NOT NULL,
+    origin_server_ts INTEGER NOT NULL,
+    rel_type TEXT,
+    relates_to TEXT,
+    -- The thread an event belongs to: its m.thread root, or for an edit or reaction that of its target.
+    thread_root TEXT
+);
+CREATE INDEX IF NOT EXISTS events_by_room ON events(room_id, position);
+CREATE INDEX IF NOT EXISTS events_by_thread ON events(room_id, thread_root, position);
+CREATE INDEX IF NOT EXISTS events_by_target ON events(relates_to, rel_type);
+CREATE TABLE IF NOT EXISTS cursors (
+    name TEXT PRIMARY KEY,
+    position INTEGER NOT NULL
+);
+"""
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (and if needed create) the database at `path`, shared by threads under the caller's lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+    connection.row_factory = sqlite3.Row
+    connection.execute("PRAGMA journal_mode=WAL")
+    # WAL with synchronous=NORMAL survives a process crash; only a power loss can drop the last commits.
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute("PRAGMA foreign_keys=ON")
+    connection.executescript(_SCHEMA)
+    return connection

@@ -1,0 +1,252 @@
+"""Embedded rooms in one SQLite file: rooms, members with power levels, events, and delivery cursors."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from miniroom.rooms.transport import Content, Event
+from miniroom.transports.embedded import ids, timeline
+from miniroom.transports.embedded.errors import InvalidEvent, NotAllowed, TooLarge, UnknownRoom
+from miniroom.transports.embedded.notify import Notifier
+from miniroom.transports.embedded.relations import check_relation
+from miniroom.transports.embedded.schema import connect
+
+DATABASE_NAME = "rooms.sqlite3"
+ADMIN_POWER = 100
+MAX_CONTENT_BYTES = 65536  # Matrix's limit for a whole event; content alone is a close, simple bound
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    room_id: str
+    key: str
+    name: str
+    alias: str
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    user_id: str
+    display_name: str
+    power_level: int
+
+
+class RoomStore:
+    """Thread-safe access to `<data_dir>/rooms.sqlite3`; calls are short, and async callers use a thread."""
+
+    def __init__(self, path: Path, *, local_user: str = "you", local_display_name: str = "You") -> None:
+        self.path = path
+        self.local_user_id = ids.user_id(local_user)
+        self.local_display_name = local_display_name
+        self._lock = threading.Lock()
+        self._connection = connect(path)
+        self.notifier = Notifier(self.latest_position())
+        with self._write() as connection:
+            # The display name is configuration, so the newest setting wins in every room.
+            connection.execute(
+                "UPDATE members SET display_name = ? WHERE user_id = ?",
+                (local_display_name, self.local_user_id),
+            )
+
+    @classmethod
+    def open(cls, data_dir: Path, *, local_user: str = "you", local_display_name: str = "You") -> RoomStore:
+        return cls(data_dir / DATABASE_NAME, local_user=local_user, local_display_name=local_display_name)
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._connection
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._connection
+            except BaseException:
+                self._connection.execute("ROLLBACK")
+                raise
+            self._connection.execute("COMMIT")
+
+    def ensure_room(self, key: str, *, name: str | None = None, alias: str | None = None) -> Room:
+        """The room with `key`, created (with the local user as its admin) when missing."""
+        with self._write() as connection:
+            row = connection.execute("SELECT * FROM rooms WHERE room_key = ?", (key,)).fetchone()
+            if row is not None:
+                return _room(row)
+            room = Room(ids.new_room_id(), key, name or key, ids.room_alias(key, alias))
+            connection.execute(
+                "INSERT INTO rooms (room_id, room_key, name, alias, created_ts) VALUES (?, ?, ?, ?, ?)",
+                (room.room_id, room.key, room.name, room.alias, _now_ms()),
+            )
+            _add_member(connection, room.room_id, self.local_user_id, self.local_display_name, ADMIN_POWER)
+            return room
+
+    def join(self, room_id: str, user_id: str, display_name: str, power_level: int = 0) -> None:
+        """Make `user_id` a member of the room (again), keeping a power level set earlier."""
+        with self._write() as connection:
+            _require_room(connection, room_id)
+            _add_member(connection, room_id, user_id, display_name, power_level)
+
+    def rooms(self) -> list[Room]:
+        with self._read() as connection:
+            return [_room(row) for row in connection.execute("SELECT * FROM rooms ORDER BY created_ts, name")]
+
+    def room(self, room: str) -> Room:
+        """The room with this id (`!…`) or key; raises `UnknownRoom`."""
+        column = "room_id" if room.startswith("!") else "room_key"
+        with self._read() as connection:
+            row = connection.execute(f"SELECT * FROM rooms WHERE {column} = ?", (room,)).fetchone()
+        if row is None:
+            raise UnknownRoom(f'no room "{room}"; use a room id or key from GET /api/rooms')
+        return _room(row)
+
+    def members(self, room_id: str) -> list[Member]:
+        with self._read() as connection:
+            rows = connection.execute(
+                "SELECT user_id, display_name, power_level FROM members WHERE room_id = ?"
+                " ORDER BY power_level DESC, display_name",
+                (room_id,),
+            ).fetchall()
+        return [Member(row["user_id"], row["display_name"], row["power_level"]) for row in rows]
+
+    def power_levels(self, room_id: str) -> dict[str, Any]:
+        """The room's `m.room.power_levels` content: members with a level above the default of 0."""
+        users = {member.user_id: member.power_level for member in self.members(room_id) if member.power_level}
+        return {
+            "users": users,
+            "users_default": 0,
+            "events_default": 0,
+            "state_default": 50,
+            "invite": 50,
+            "kick": 50,
+            "ban": 50,
+            "redact": 50,
+            "events": {},
+        }
+
+    def append(self, room_id: str, sender: str, event_type: str, content: Content) -> Event:
+        """Store a new event from `sender` (a member) and return it; raises a `RoomError` saying why not."""
+        encoded = _encode(event_type, content)
+        with self._write() as connection:
+            _require_room(connection, room_id)
+            if (
+                connection.execute(
+                    "SELECT 1 FROM members WHERE room_id = ? AND user_id = ?", (room_id, sender)
+                ).fetchone()
+                is None
+            ):
+                raise NotAllowed(f"{sender} is not a member of room {room_id}; join it first")
+            relation = check_relation(connection, room_id, sender, content)
+            cursor = connection.execute(
+                "INSERT INTO events (event_id, room_id, sender, type, content, origin_server_ts, rel_type,"
+                " relates_to, thread_root) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                (
+                    ids.new_event_id(),
+                    room_id,
+                    sender,
+                    event_type,
+                    encoded,
+                    _now_ms(),
+                    relation.rel_type,
+                    relation.relates_to,
+                    relation.thread_root,
+                ),
+            )
+            event = timeline.to_event(cursor.fetchone())
+            cursor.close()
+        self.notifier.notify(event["unsigned"]["stream_position"])
+        return event
+
+    def event(self, room_id: str, event_id: str) -> Event | None:
+        with self._read() as connection:
+            row = connection.execute(
+                "SELECT * FROM events WHERE room_id = ? AND event_id = ?", (room_id, event_id)
+            ).fetchone()
+        return None if row is None else timeline.to_event(row)
+
+    def events_after(self, position: int, limit: int = 100) -> list[Event]:
+        """Events of every room after stream `position`, oldest first."""
+        with self._read() as connection:
+            return timeline.events_after(connection, position, limit)
+
+    def page(self, room_id: str, query: timeline.PageQuery) -> tuple[list[Event], int]:
+        """A page of the room's timeline and the newest stream position when it was read."""
+        with self._read() as connection:
+            return timeline.page(connection, room_id, query), _latest(connection)
+
+    def thread_messages(self, room_id: str, root: str) -> list[Event]:
+        with self._read() as connection:
+            return timeline.thread_messages(connection, room_id, root)
+
+    def latest_position(self) -> int:
+        with self._read() as connection:
+            return _latest(connection)
+
+    def cursor(self, name: str) -> int | None:
+        """The last stream position the consumer `name` acknowledged, or None before its first start."""
+        with self._read() as connection:
+            row = connection.execute("SELECT position FROM cursors WHERE name = ?", (name,)).fetchone()
+        return None if row is None else int(row["position"])
+
+    def set_cursor(self, name: str, position: int) -> None:
+        with self._write() as connection:
+            connection.execute(
+                "INSERT INTO cursors (name, position) VALUES (?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET position = excluded.position",
+                (name, position),
+            )
+
+
+def _encode(event_type: str, content: Mapping[str, Any]) -> str:
+    if event_type == "m.room.message" and not isinstance(content.get("body"), str):
+        raise InvalidEvent('an m.room.message needs a string "body"')
+    try:
+        encoded = json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise InvalidEvent(f"event content is not JSON: {exc}") from None
+    size = len(encoded.encode())
+    if size > MAX_CONTENT_BYTES:
+        raise TooLarge(
+            f"event content is {size:,} bytes; the limit is {MAX_CONTENT_BYTES:,}. Send less text."
+        )
+    return encoded
+
+
+def _add_member(
+    connection: sqlite3.Connection, room_id: str, user_id: str, display_name: str, power_level: int
+) -> None:
+    connection.execute(
+        "INSERT INTO members (room_id, user_id, display_name, power_level) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT(room_id, user_id) DO UPDATE SET display_name = excluded.display_name",
+        (room_id, user_id, display_name, power_level),
+    )
+
+
+def _require_room(connection: sqlite3.Connection, room_id: str) -> None:
+    if connection.execute("SELECT 1 FROM rooms WHERE room_id = ?", (room_id,)).fetchone() is None:
+        raise UnknownRoom(f"no room {room_id}; use a room id from GET /api/rooms")
+
+
+def _latest(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0])
+
+
+def _room(row: sqlite3.Row) -> Room:
+    return Room(row["room_id"], row["room_key"], row["name"], row["alias"])
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000

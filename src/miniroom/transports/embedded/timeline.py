@@ -1,0 +1,122 @@
+"""Reading stored events: by stream position, by room page, by thread, with bundled edits and reactions."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from miniroom.rooms.transport import Event
+from miniroom.transports.embedded.relations import ANNOTATION, REPLACE, THREAD
+
+_COLUMNS = "position, event_id, room_id, sender, type, content, origin_server_ts"
+# Edits and reactions are shown on the message they target, so a bundled page leaves them out.
+_NOT_AGGREGATED = f"(rel_type IS NULL OR rel_type NOT IN ('{REPLACE}', '{ANNOTATION}'))"
+
+
+@dataclass(frozen=True, slots=True)
+class PageQuery:
+    """One page of a room's timeline: after or before a stream position (neither: the newest events)."""
+
+    after: int | None = None
+    before: int | None = None
+    limit: int = 50
+    thread: str | None = None  # only this thread's root and events
+    bundled: bool = False  # leave out edits and reactions; attach them to their targets in `unsigned`
+
+
+def to_event(row: sqlite3.Row) -> Event:
+    """The Matrix-shaped event of a row; `unsigned.stream_position` is its place in the stream."""
+    content: dict[str, Any] = json.loads(row["content"])
+    return {
+        "event_id": row["event_id"],
+        "room_id": row["room_id"],
+        "sender": row["sender"],
+        "type": row["type"],
+        "content": content,
+        "origin_server_ts": row["origin_server_ts"],
+        "unsigned": {"stream_position": row["position"]},
+    }
+
+
+def events_after(connection: sqlite3.Connection, position: int, limit: int) -> list[Event]:
+    rows = connection.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?", (position, limit)
+    )
+    return [to_event(row) for row in rows]
+
+
+def page(connection: sqlite3.Connection, room_id: str, query: PageQuery) -> list[Event]:
+    """The events of `query`, oldest first."""
+    where = ["room_id = ?"]
+    params: list[object] = [room_id]
+    if query.thread is not None:
+        where.append("(event_id = ? OR thread_root = ?)")
+        params += [query.thread, query.thread]
+    if query.bundled:
+        where.append(_NOT_AGGREGATED)
+    backwards = query.after is None
+    if query.after is not None:
+        where.append("position > ?")
+        params.append(query.after)
+    if query.before is not None:
+        where.append("position < ?")
+        params.append(query.before)
+    order = "DESC" if backwards else "ASC"
+    rows = connection.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(where)} ORDER BY position {order} LIMIT ?",
+        (*params, query.limit),
+    ).fetchall()
+    events = [to_event(row) for row in (reversed(rows) if backwards else rows)]
+    if query.bundled:
+        _bundle(connection, events)
+    return events
+
+
+def thread_messages(connection: sqlite3.Connection, room_id: str, root: str) -> list[Event]:
+    """The root and the `m.thread` events of a thread (not their edits or reactions), oldest first."""
+    rows = connection.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE room_id = ? AND (event_id = ? OR (thread_root = ? AND"
+        " rel_type = ?)) ORDER BY position",
+        (room_id, root, root, THREAD),
+    )
+    return [to_event(row) for row in rows]
+
+
+def _bundle(connection: sqlite3.Connection, events: Sequence[Event]) -> None:
+    """Attach each event's newest edit, reaction counts and thread size as Matrix bundled aggregations."""
+    by_id = {event["event_id"]: event for event in events}
+    if not by_id:
+        return
+    marks = ",".join("?" * len(by_id))
+    # SQLite returns the other columns of the row holding MAX(position): each target's newest edit.
+    edits = connection.execute(
+        f"SELECT {_COLUMNS}, relates_to, MAX(position) FROM events"
+        f" WHERE rel_type = ? AND relates_to IN ({marks}) GROUP BY relates_to",
+        (REPLACE, *by_id),
+    )
+    for row in edits:
+        _relations(by_id[row["relates_to"]])[REPLACE] = to_event(row)
+    reactions = connection.execute(
+        "SELECT relates_to, json_extract(content, '$.\"m.relates_to\".key') AS key, COUNT(*) AS count"
+        f" FROM events WHERE rel_type = ? AND relates_to IN ({marks})"
+        " GROUP BY relates_to, key ORDER BY MIN(position)",
+        (ANNOTATION, *by_id),
+    )
+    for row in reactions:
+        chunk = _relations(by_id[row["relates_to"]]).setdefault(ANNOTATION, {"chunk": []})["chunk"]
+        chunk.append({"type": "m.reaction", "key": row["key"], "count": row["count"]})
+    threads = connection.execute(
+        f"SELECT relates_to, COUNT(*) AS count FROM events WHERE rel_type = ? AND relates_to IN ({marks})"
+        " GROUP BY relates_to",
+        (THREAD, *by_id),
+    )
+    for row in threads:
+        _relations(by_id[row["relates_to"]])[THREAD] = {"count": row["count"]}
+
+
+def _relations(event: Event) -> dict[str, Any]:
+    relations: dict[str, Any] = event["unsigned"].setdefault("m.relations", {})
+    return relations

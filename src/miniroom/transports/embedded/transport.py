@@ -1,0 +1,104 @@
+"""`RoomTransport` over embedded rooms: the runtime reads and writes the same SQLite file as the web UI."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from miniroom.rooms.transport import Content, Event
+from miniroom.transports.embedded import ids
+from miniroom.transports.embedded.store import RoomStore
+
+DEFAULT_CURSOR = "runtime"
+_BATCH = 100
+# How long to sleep between reads when nothing is stored by this process (writes by others are seen then).
+_POLL_SECONDS = 1.0
+
+
+class EmbeddedTransport:
+    """Every agent account of miniroom's own rooms.
+
+    `events()` counts an event as handled when the runtime asks for the next one, and persists that position
+    under the cursor name, so a restart delivers each event exactly once, including those stored meanwhile.
+    """
+
+    def __init__(
+        self,
+        store: RoomStore,
+        *,
+        room_names: Mapping[str, str] | None = None,
+        cursor: str = DEFAULT_CURSOR,
+    ) -> None:
+        self._store = store
+        self._room_names = dict(room_names or {})
+        self._cursor = cursor
+        self._room_ids: dict[str, str] = {}
+        self._stopping = False
+
+    async def start(self, agents: Mapping[str, str], rooms: Mapping[str, str | None]) -> None:
+        """Create the missing rooms (by key) and join every agent to each at power level 0."""
+        members = {self.agent_user_id(name): display_name for name, display_name in agents.items()}
+        if self._store.local_user_id in members:
+            raise ValueError(
+                f"an agent is named like the local user {self._store.local_user_id}; rename the agent"
+            )
+        self._room_ids = await asyncio.to_thread(self._create_rooms, members, rooms)
+        if await asyncio.to_thread(self._store.cursor, self._cursor) is None:
+            # The first start begins with what is new from now on, not the history of the rooms.
+            latest = await asyncio.to_thread(self._store.latest_position)
+            await asyncio.to_thread(self._store.set_cursor, self._cursor, latest)
+        self._stopping = False
+
+    def _create_rooms(self, members: Mapping[str, str], rooms: Mapping[str, str | None]) -> dict[str, str]:
+        room_ids: dict[str, str] = {}
+        for key, alias in rooms.items():
+            room = self._store.ensure_room(key, name=self._room_names.get(key), alias=alias)
+            for user_id, display_name in members.items():
+                self._store.join(room.room_id, user_id, display_name)
+            room_ids[key] = room.room_id
+        return room_ids
+
+    async def stop(self) -> None:
+        """End `events()` at its next wait."""
+        self._stopping = True
+        self._store.notifier.notify()
+
+    def agent_user_id(self, agent: str) -> str:
+        return ids.user_id(agent)
+
+    def room_id(self, room_key: str) -> str | None:
+        return self._room_ids.get(room_key)
+
+    async def events(self) -> AsyncIterator[Event]:
+        """Every event stored in the started rooms after the acknowledged position, oldest first."""
+        position = await asyncio.to_thread(self._store.cursor, self._cursor) or 0
+        rooms = set(self._room_ids.values())
+        while not self._stopping:
+            batch = await asyncio.to_thread(self._store.events_after, position, _BATCH)
+            if not batch:
+                await self._store.notifier.wait_beyond(position, _POLL_SECONDS)
+                continue
+            for event in batch:
+                if event["room_id"] in rooms:
+                    yield event
+                # Reaching this line means the runtime asked for the next event: this one is handled.
+                position = event["unsigned"]["stream_position"]
+                await asyncio.to_thread(self._store.set_cursor, self._cursor, position)
+
+    async def send(self, sender: str, room_id: str, event_type: str, content: Content) -> str:
+        event = await asyncio.to_thread(self._store.append, room_id, sender, event_type, content)
+        return str(event["event_id"])
+
+    async def get_event(self, room_id: str, event_id: str) -> Event | None:
+        return await asyncio.to_thread(self._store.event, room_id, event_id)
+
+    async def joined_members(self, room_id: str) -> set[str]:
+        members = await asyncio.to_thread(self._store.members, room_id)
+        return {member.user_id for member in members}
+
+    async def power_levels(self, room_id: str) -> Mapping[str, Any]:
+        return await asyncio.to_thread(self._store.power_levels, room_id)
+
+    async def thread_events(self, room_id: str, thread_root: str) -> list[Event]:
+        return await asyncio.to_thread(self._store.thread_messages, room_id, thread_root)

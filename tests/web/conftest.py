@@ -1,0 +1,103 @@
+"""Fixtures for the HTTP side: a room store, the app on a real port in a background thread, and Chromium.
+
+Reusable by end-to-end tests: `live_server` gives the URL and the store behind it, `page` a fresh tab.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Page, async_playwright
+from starlette.applications import Starlette
+
+from miniroom.server import build_server, create_app
+from miniroom.transports.embedded import RoomStore
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+    store: RoomStore
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[RoomStore]:
+    room_store = RoomStore.open(tmp_path / "data")
+    yield room_store
+    room_store.close()
+
+
+@pytest.fixture
+def app(store: RoomStore) -> Starlette:
+    return create_app(store)
+
+
+@contextmanager
+def serve_in_thread(app: Starlette) -> Iterator[str]:
+    """Run `app` with uvicorn on a free 127.0.0.1 port and yield its base URL; stop it afterwards."""
+    server = build_server(app, port=0)
+    thread = threading.Thread(target=server.run, name="miniroom-test-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start; see the uvicorn log above")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        # Open event streams never end by themselves; the tests are over, so do not wait for them.
+        server.force_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def live_server(app: Starlette, store: RoomStore) -> Iterator[LiveServer]:
+    with serve_in_thread(app) as url:
+        yield LiveServer(url, store)
+
+
+# Playwright's objects belong to the loop that made them, so the browser and the tests using it share the
+# session's loop: mark such tests `@pytest.mark.asyncio(loop_scope="session")`.
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing; install Debian's chromium package (apt-get install chromium)")
+    return str(CHROMIUM)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def browser(chromium_path: str) -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield chromium
+        await chromium.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    context = await browser.new_context(viewport={"width": 1200, "height": 760})
+    tab = await context.new_page()
+    yield tab
+    await context.close()
