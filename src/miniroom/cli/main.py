@@ -53,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     show = session_commands.add_parser("show", help="a session's messages and totals")
     show.add_argument("session_id", metavar="ID")
 
+    serve = commands.add_parser("serve", help="agents answer in chat rooms: embedded with a web chat, or Matrix")
+    serve.add_argument("--config", metavar="FILE", help="config.yaml (default: $MINIROOM_CONFIG or ./config.yaml)")
+    serve.add_argument("--host", default="127.0.0.1", help="web chat address (embedded rooms)")
+    serve.add_argument("--port", type=int, default=8765, help="web chat port (embedded rooms)")
+
     config = commands.add_parser("config", help="check the project's settings files")
     config_commands = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     check = config_commands.add_parser("check", help="validate .miniroom/*.yml and config.yaml")
@@ -86,6 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from miniroom.cli.sessions import sessions_command
 
         return sessions_command(args)
+    if args.command == "serve":
+        from miniroom.cli.serve import serve_command
+
+        return serve_command(args)
     if args.command == "config":
         from miniroom.cli.settings import config_check_command
 

@@ -8,8 +8,9 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
     import uvicorn
 
 log = logging.getLogger(__name__)
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
 
 
 @dataclass
@@ -33,7 +32,18 @@ class Backend:
     transport: RoomTransport
     server: uvicorn.Server | None = None
     url: str | None = None
+    sockets: list[socket.socket] = field(default_factory=list)
     close: Callable[[], None] = lambda: None
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The web chat's listening socket, bound before anything starts so a busy port fails plainly."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise OSError(f"cannot listen on {host}:{port} ({reason}); choose another --port") from None
 
 
 def create_backend(config: RoomsConfig, data_dir: Path, host: str, port: int) -> Backend:
@@ -46,13 +56,18 @@ def create_backend(config: RoomsConfig, data_dir: Path, host: str, port: int) ->
     from miniroom.transports.embedded.store import RoomStore
     from miniroom.transports.embedded.transport import EmbeddedTransport
 
+    listening = listen(host, port)
     store = RoomStore.open(data_dir)
     names = {key: room.display_name for key, room in config.rooms.items() if room.display_name}
     server = build_server(create_app(store), host=host, port=port)
-    shown_host = f"[{host}]" if ":" in host else host
-    return Backend(
-        EmbeddedTransport(store, room_names=names), server, f"http://{shown_host}:{port}/", store.close
-    )
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+    def close() -> None:
+        listening.close()
+        store.close()
+
+    transport = EmbeddedTransport(store, room_names=names)
+    return Backend(transport, server, url, [listening], close)
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
@@ -64,9 +79,8 @@ async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
             loop.add_signal_handler(signum, stopping.set)
     tasks = [asyncio.create_task(runtime.serve(), name="room runtime")]
     if backend.server is not None:
-        tasks.append(asyncio.create_task(backend.server.serve(), name="web server"))
-        if await _listening(backend.server, tasks[-1]):
-            print(f"miniroom: web chat at {backend.url}", flush=True)
+        tasks.append(asyncio.create_task(backend.server.serve(sockets=backend.sockets), name="web server"))
+        print(f"miniroom: web chat at {backend.url}", flush=True)
     waiting = asyncio.create_task(stopping.wait())
     try:
         await asyncio.wait([*tasks, waiting], return_when=asyncio.FIRST_COMPLETED)
@@ -77,15 +91,6 @@ async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
         for task in [*tasks, waiting]:
             task.cancel()
         await asyncio.gather(*tasks, waiting, return_exceptions=True)
-
-
-async def _listening(server: uvicorn.Server, task: asyncio.Task[None]) -> bool:
-    """Wait until the web server accepts connections; False when it stopped first (e.g. port in use)."""
-    while not server.started:
-        if task.done():
-            return False
-        await asyncio.sleep(0.02)
-    return True
 
 
 async def serve(config: RoomsConfig, data_dir: Path, host: str, port: int, env: Mapping[str, str]) -> None:

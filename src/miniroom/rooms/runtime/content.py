@@ -1,0 +1,50 @@
+"""Matrix `content` dicts for agent replies: thread replies (MSC3440), room messages and in-place edits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from miniroom.rooms.transport import Content
+
+MESSAGE_EVENT = "m.room.message"
+EDIT_PREFIX = "* "
+
+
+def mentions_content(user_ids: Iterable[str]) -> dict[str, list[str]]:
+    """`m.mentions`: an empty object when nobody is mentioned, as the spec requires it be present."""
+    ids = list(dict.fromkeys(user_ids))
+    return {"user_ids": ids} if ids else {}
+
+
+def thread_relation(thread_root: str, in_reply_to: str) -> dict[str, object]:
+    """An MSC3440 thread relation, with the reply fallback for clients that do not show threads."""
+    return {
+        "rel_type": "m.thread",
+        "event_id": thread_root,
+        "is_falling_back": True,
+        "m.in_reply_to": {"event_id": in_reply_to},
+    }
+
+
+def message_content(
+    body: str, *, thread_root: str | None, in_reply_to: str | None, mentions: Iterable[str] = ()
+) -> Content:
+    """A text message, in the thread rooted at `thread_root` or at room level when it is None."""
+    content: Content = {"msgtype": "m.text", "body": body, "m.mentions": mentions_content(mentions)}
+    if thread_root is not None:
+        content["m.relates_to"] = thread_relation(thread_root, in_reply_to or thread_root)
+    return content
+
+
+def edit_content(
+    original_id: str, body: str, *, mentions: Iterable[str] = (), newly_mentioned: Iterable[str] = ()
+) -> Content:
+    """An `m.replace` edit: the full new content, and at top level only the users it newly mentions."""
+    new_content: Content = {"msgtype": "m.text", "body": body, "m.mentions": mentions_content(mentions)}
+    return {
+        "msgtype": "m.text",
+        "body": EDIT_PREFIX + body,
+        "m.new_content": new_content,
+        "m.relates_to": {"rel_type": "m.replace", "event_id": original_id},
+        "m.mentions": mentions_content(newly_mentioned),
+    }

@@ -1,0 +1,67 @@
+"""What the policy needs to know about a room, read from the transport: related events, members, threads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Protocol, runtime_checkable
+
+from miniroom.rooms.conversation import MAX_CHAIN_HOPS, Conversation
+from miniroom.rooms.events import RoomEvent, parse_event
+from miniroom.rooms.policy import NEW_THREAD, ThreadState
+from miniroom.rooms.transport import Event, RoomTransport
+
+
+async def related_events(
+    transport: RoomTransport, event: RoomEvent, max_hops: int = MAX_CHAIN_HOPS
+) -> dict[str, Event]:
+    """The events `resolve_conversation` walks from `event` (targets, reply chain), fetched ahead of it."""
+    found: dict[str, Event] = {}
+    current = event
+    for _ in range(max_hops):
+        target = current.relation.target
+        if current.relation.thread_root is not None or target is None:
+            break
+        if target in found or target == event.event_id:
+            break
+        raw = await transport.get_event(event.room_id, target)
+        if raw is None:
+            break
+        found[target] = raw
+        current = parse_event(raw)
+    return found
+
+
+async def thread_state(
+    transport: RoomTransport, conversation: Conversation, answering: Iterable[str]
+) -> ThreadState:
+    """Participants, size and agents still answering in the thread (a room-level conversation is new)."""
+    if conversation.thread_root is None:
+        return NEW_THREAD
+    events = await transport.thread_events(conversation.room_id, conversation.thread_root)
+    participants: set[str] = set()
+    count = stored_bytes = 0
+    for raw in events:
+        event = parse_event(raw)
+        if not event.is_message:
+            continue
+        participants.add(event.sender)
+        count += 1
+        stored_bytes += len(json.dumps(raw.get("content"), ensure_ascii=False).encode())
+    return ThreadState(frozenset(participants), count, stored_bytes, frozenset(answering))
+
+
+@runtime_checkable
+class DisplayNames(Protocol):
+    """Optional for a transport: members' display names (the `RoomTransport` protocol has none yet)."""
+
+    async def display_name(self, room_id: str, user_id: str) -> str | None: ...
+
+
+async def member_name(transport: RoomTransport, room_id: str, user_id: str) -> str:
+    """The member's display name when the transport knows it, else the localpart of the user id."""
+    if isinstance(transport, DisplayNames):
+        name = await transport.display_name(room_id, user_id)
+        if name:
+            return name
+    return user_id.removeprefix("@").partition(":")[0] or user_id

@@ -1,0 +1,99 @@
+"""The router: one model call that picks which of several candidate agents answers an untagged message."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import httpx
+
+from miniroom.llm import events as llm_events
+from miniroom.llm.messages import Context, UserMessage
+from miniroom.llm.model import Model
+from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, resolve_model
+from miniroom.llm.stream import RequestOptions, stream_response
+from miniroom.rooms.config import RoomsConfig
+from miniroom.rooms.runtime.agents import model_choice
+
+log = logging.getLogger(__name__)
+ROUTER_PROMPT = (
+    "You route chat messages to agents. Given the agents and a message, answer with the name of the one "
+    "agent best suited to answer it, and nothing else."
+)
+ROUTER_OPTIONS = RequestOptions(thinking_level="off", max_tokens=64, timeout=60.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    name: str
+    display_name: str
+    role: str
+
+
+def routing_request(candidates: Sequence[Candidate], message: str) -> str:
+    listing = "\n".join(
+        f"- {candidate.name} ({candidate.display_name}): {candidate.role or 'no role given'}"
+        for candidate in candidates
+    )
+    return f"Agents:\n{listing}\n\nMessage:\n{message}\n\nWhich agent answers? Reply with its name only."
+
+
+def parse_choice(answer: str, candidates: Sequence[Candidate]) -> str | None:
+    """The candidate the answer names: an exact name, else the first (display) name it contains."""
+    cleaned = answer.strip().strip("`*\"'.@ ").casefold()
+    for candidate in candidates:
+        if cleaned in (candidate.name.casefold(), candidate.display_name.casefold()):
+            return candidate.name
+    positions = []
+    for candidate in candidates:
+        for name in (candidate.name, candidate.display_name):
+            match = re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", answer.casefold())
+            if match:
+                positions.append((match.start(), candidate.name))
+    return min(positions)[1] if positions else None
+
+
+async def choose_agent(
+    model: Model, candidates: Sequence[Candidate], message: str, client: httpx.AsyncClient | None = None
+) -> str | None:
+    """Ask `model` which candidate answers `message`; None when the call fails or names nobody."""
+    context = Context(ROUTER_PROMPT, [UserMessage.of_text(routing_request(candidates, message))])
+    async for event in stream_response(model, context, ROUTER_OPTIONS, client):
+        if isinstance(event, llm_events.StreamDone):
+            if event.error is not None:
+                log.warning("The router model failed: %s", event.error)
+                return None
+            choice = parse_choice(event.message.text, candidates)
+            if choice is None:
+                log.warning("The router answered %r, which names no candidate", event.message.text[:200])
+            return choice
+    return None
+
+
+class Router:
+    """Picks one agent among candidates with the `router.model` (else `defaults.model`), else the first."""
+
+    def __init__(self, config: RoomsConfig, env: Mapping[str, str]) -> None:
+        self.config, self.env = config, env
+
+    async def choose(self, candidates: Sequence[str], message: str) -> str:
+        """The chosen candidate's name; the first candidate when no model is set or the call fails."""
+        fallback = candidates[0]
+        alias = self.config.router.model or self.config.defaults.model
+        if alias is None:
+            return fallback
+        choice = model_choice(self.config, alias, self.env)
+        try:
+            model, _thinking = resolve_model(choice.name, choice.env, agent_dir_from_env(choice.env))
+        except ModelConfigError as error:
+            log.warning("The router model %s cannot be used: %s", alias, error)
+            return fallback
+        listed = [self._candidate(name) for name in candidates]
+        chosen = await choose_agent(model, listed, message)
+        return chosen if chosen is not None else fallback
+
+    def _candidate(self, name: str) -> Candidate:
+        agent = self.config.agents[name]
+        return Candidate(name, agent.display_name or name, agent.role)

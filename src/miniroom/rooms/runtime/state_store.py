@@ -1,0 +1,91 @@
+"""The runtime's persisted state under `<data_dir>/tracking/`: thread mode overrides and answered events."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from miniroom.rooms.thread_mode import THREAD_MODES, ThreadMode
+
+log = logging.getLogger(__name__)
+THREAD_MODES_FILE = "thread_modes.json"
+ANSWERED_FILE = "answered.json"
+
+
+def write_json_atomically(path: Path, data: object) -> None:
+    """Write `data` so that a crash leaves either the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            json.dump(data, file, ensure_ascii=False, indent=1)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object stored at `path`; a missing or unreadable file reads as empty (and is logged)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as error:
+        log.error("%s cannot be read (%s); starting from an empty state", path, error)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+class ThreadModeStore:
+    """`!thread_mode` overrides per room (the `ThreadModeOverrides` protocol), kept across restarts."""
+
+    def __init__(self, tracking_dir: Path) -> None:
+        self.path = tracking_dir / THREAD_MODES_FILE
+        stored = read_json_object(self.path)
+        self._modes: dict[str, ThreadMode] = {
+            room_id: mode for room_id, mode in stored.items() if mode in THREAD_MODES
+        }
+
+    def get(self, room_id: str) -> ThreadMode | None:
+        return self._modes.get(room_id)
+
+    def set(self, room_id: str, mode: ThreadMode) -> None:
+        self._modes[room_id] = mode
+        write_json_atomically(self.path, self._modes)
+
+    def clear(self, room_id: str) -> None:
+        if self._modes.pop(room_id, None) is not None:
+            write_json_atomically(self.path, self._modes)
+
+
+class AnsweredStore:
+    """Which agent answered which event with which reply, so nothing is answered twice after a restart."""
+
+    def __init__(self, tracking_dir: Path) -> None:
+        self.path = tracking_dir / ANSWERED_FILE
+        stored = read_json_object(self.path).get("replies")
+        self._replies: dict[str, dict[str, str]] = {
+            event_id: {str(agent): str(reply) for agent, reply in replies.items()}
+            for event_id, replies in (stored if isinstance(stored, dict) else {}).items()
+            if isinstance(replies, dict)
+        }
+
+    def answered(self, event_id: str, agent: str | None = None) -> bool:
+        """Whether `agent` (or, with None, anyone) already answered `event_id`."""
+        replies = self._replies.get(event_id, {})
+        return bool(replies) if agent is None else agent in replies
+
+    def replies(self, event_id: str) -> dict[str, str]:
+        """Agent name -> the reply event it sent to `event_id` (the lookup `regenerate_on_edit` takes)."""
+        return dict(self._replies.get(event_id, {}))
+
+    def record(self, event_id: str, agent: str, reply_id: str) -> None:
+        self._replies.setdefault(event_id, {})[agent] = reply_id
+        write_json_atomically(self.path, {"replies": self._replies})

@@ -1,0 +1,159 @@
+"""A room runtime over real embedded rooms, with agents on the scripted provider."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from miniroom.rooms.config import load_config
+from miniroom.rooms.runtime import RoomRuntime
+from miniroom.rooms.transport import Content, Event
+from miniroom.testing.scripted_provider import ScriptedProvider
+from miniroom.transports.embedded.store import RoomStore
+from miniroom.transports.embedded.transport import EmbeddedTransport
+from tests.conftest import clean_env
+
+HUMAN = "@you:miniroom.local"  # the embedded rooms' local user: admin (power 100) of every room
+BOB = "@bob:miniroom.local"
+EDIT_INTERVAL = 0.02
+SETTLE_TIMEOUT = 15.0
+
+
+def agent_entry(display_name: str, role: str = "") -> dict[str, Any]:
+    return {"display_name": display_name, "role": role, "model": "test", "rooms": ["lobby"]}
+
+
+def write_config(folder: Path, provider: ScriptedProvider, agents: Mapping[str, Any]) -> Path:
+    """A config.yaml whose `test` model is the scripted provider, set through model variables."""
+    variables = [
+        f"MINI_BASE_URL={provider.url}",
+        "MINI_API=anthropic-messages",
+        "MINI_API_KEY=sk-test",
+        "MINI_PROFILE_DISABLED_TOOLS=load_skill",
+    ]
+    config = {
+        "models": {"test": {"model": "scripted/test-model", "variables": variables}},
+        "agents": dict(agents),
+        "rooms": {"lobby": {"display_name": "Lobby"}},
+        "router": {"model": "test"},
+    }
+    path = folder / "config.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@dataclass
+class Rooms:
+    """The embedded store and one runtime serving it; `restart` starts a fresh runtime on the same data."""
+
+    config_path: Path
+    data_dir: Path
+    env: dict[str, str]
+    store: RoomStore
+    runtime: RoomRuntime | None = None
+    task: asyncio.Task[None] | None = None
+    lobby: str = ""
+    seen: list[Event] = field(default_factory=list)
+
+    async def start(self) -> None:
+        transport = EmbeddedTransport(self.store)
+        runtime = RoomRuntime(
+            load_config(self.config_path), transport, self.data_dir, env=self.env, edit_interval=EDIT_INTERVAL
+        )
+        await runtime.start()
+        self.lobby = transport.room_id("lobby") or ""
+        self.runtime, self.task = runtime, asyncio.create_task(runtime.serve())
+
+    async def stop(self) -> None:
+        if self.runtime is not None and self.task is not None:
+            await self.runtime.stop()
+            # The transport ends `events()` at its next poll (up to a second); the tests need not wait for it.
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+        self.runtime = self.task = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+    def post(self, body: str, *, sender: str = HUMAN, thread: str | None = None, **extra: Any) -> str:
+        content: Content = {"msgtype": "m.text", "body": body, **extra}
+        if thread is not None:
+            content["m.relates_to"] = {"rel_type": "m.thread", "event_id": thread, "is_falling_back": True}
+        return str(self.store.append(self.lobby, sender, "m.room.message", content)["event_id"])
+
+    def edit(self, event_id: str, body: str, *, sender: str = HUMAN) -> str:
+        content: Content = {
+            "msgtype": "m.text",
+            "body": f"* {body}",
+            "m.new_content": {"msgtype": "m.text", "body": body},
+            "m.relates_to": {"rel_type": "m.replace", "event_id": event_id},
+        }
+        return str(self.store.append(self.lobby, sender, "m.room.message", content)["event_id"])
+
+    async def settle(self) -> None:
+        """Wait until the runtime has handled every stored event and every turn it started has ended."""
+        assert self.runtime is not None
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while time.monotonic() < deadline:
+            await self.runtime.idle()
+            caught_up = self.store.cursor("runtime") == self.store.latest_position()
+            if caught_up and self.runtime.queue.empty():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the runtime did not settle")
+
+    def events(self) -> list[Event]:
+        return self.store.events_after(0, 10_000)
+
+    def agent_messages(self, sender: str) -> list[Event]:
+        """The messages `sender` posted, not counting edits."""
+        return [
+            event
+            for event in self.events()
+            if event["sender"] == sender
+            and event["type"] == "m.room.message"
+            and event["content"].get("m.relates_to", {}).get("rel_type") != "m.replace"
+        ]
+
+    def edits_of(self, event_id: str) -> list[Event]:
+        return [
+            event
+            for event in self.events()
+            if event["content"].get("m.relates_to", {}).get("rel_type") == "m.replace"
+            and event["content"]["m.relates_to"]["event_id"] == event_id
+        ]
+
+    def shown_text(self, event_id: str) -> str:
+        """What a client shows for a message: its newest edit's text, else its own."""
+        edits = self.edits_of(event_id)
+        if edits:
+            return str(edits[-1]["content"]["m.new_content"]["body"])
+        event = self.store.event(self.lobby, event_id)
+        assert event is not None
+        return str(event["content"]["body"])
+
+
+@contextlib.asynccontextmanager
+async def running_rooms(
+    tmp_path: Path, provider: ScriptedProvider, agents: Mapping[str, Any]
+) -> AsyncIterator[Rooms]:
+    config_path = write_config(tmp_path, provider, agents)
+    data_dir = tmp_path / "miniroom_data"
+    data_dir.mkdir()
+    store = RoomStore.open(data_dir)
+    rooms = Rooms(config_path, data_dir, clean_env(tmp_path / "mini"), store)
+    await rooms.start()
+    try:
+        yield rooms
+    finally:
+        await rooms.stop()
+        store.close()

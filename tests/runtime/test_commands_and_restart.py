@@ -1,0 +1,94 @@
+"""`!thread_mode` overrides that survive restarts, and restarts that answer each message once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from miniroom.rooms.commands import ROOM_ADMIN_ONLY
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.runtime.support import BOB, agent_entry, running_rooms
+
+HELPER = "@helper:miniroom.local"
+AGENTS = {"helper": agent_entry("Helper")}
+
+
+async def test_thread_mode_room_moves_replies_to_room_level_and_survives_a_restart(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="one"), Reply(text="two"))
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        command = rooms.post("!thread_mode room")
+        await rooms.settle()
+        [notice] = rooms.agent_messages(HELPER)
+        assert notice["content"]["msgtype"] == "m.notice"
+        assert notice["content"]["body"].startswith("Thread mode override: room")
+        assert "m.relates_to" not in notice["content"]
+        stored = json.loads((rooms.data_dir / "tracking" / "thread_modes.json").read_text())
+        assert stored == {rooms.lobby: "room"}
+        rooms.post("hello")
+        await rooms.settle()
+        await rooms.restart()
+        rooms.post("and again")
+        await rooms.settle()
+        replies = rooms.agent_messages(HELPER)[1:]
+        assert [rooms.shown_text(reply["event_id"]) for reply in replies] == ["one", "two"]
+        assert all("m.relates_to" not in reply["content"] for reply in replies)
+        assert len(rooms.agent_messages(HELPER)) == 3, f"the command {command} was answered twice"
+
+
+async def test_only_room_admins_set_the_thread_mode_and_unknown_commands_get_help(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        rooms.store.join(rooms.lobby, BOB, "Bob")
+        rooms.post("!thread_mode room", sender=BOB)
+        rooms.post("!frobnicate")
+        await rooms.settle()
+        denied, helped = (event["content"]["body"] for event in rooms.agent_messages(HELPER))
+        assert denied == ROOM_ADMIN_ONLY
+        assert helped.startswith("Unknown command !frobnicate.\nCommands:")
+        assert not (rooms.data_dir / "tracking" / "thread_modes.json").exists()
+        assert provider.requests == []
+
+
+async def test_a_restart_answers_what_arrived_meanwhile_once(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="first answer"), Reply(text="second answer"), Reply(text="third answer"))
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        rooms.post("before")
+        await rooms.settle()
+        await rooms.stop()
+        rooms.post("while stopped 1")
+        rooms.post("while stopped 2")
+        await rooms.start()
+        await rooms.settle()
+        assert len(rooms.agent_messages(HELPER)) == 3
+        # Even if the transport delivered everything again, nothing is answered twice.
+        await rooms.stop()
+        rooms.store.set_cursor("runtime", 0)
+        await rooms.start()
+        await rooms.settle()
+        answers = [rooms.shown_text(reply["event_id"]) for reply in rooms.agent_messages(HELPER)]
+        assert answers == ["first answer", "second answer", "third answer"]
+        assert len(provider.requests) == 3
+
+
+async def test_stopping_mid_turn_ends_the_turn_and_its_reply_stream(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="slow words " * 40, delay=0.05))
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        rooms.post("take your time")
+        for _ in range(200):
+            if rooms.agent_messages(HELPER):
+                break
+            await asyncio.sleep(0.01)
+        assert rooms.runtime is not None
+        assert not rooms.runtime.queue.empty()
+        await rooms.stop()
+        others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        await asyncio.sleep(0)
+        assert [task for task in others if not task.done()] == []
