@@ -53,8 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     show = session_commands.add_parser("show", help="a session's messages and totals")
     show.add_argument("session_id", metavar="ID")
 
-    serve = commands.add_parser("serve", help="agents answer in chat rooms: embedded with a web chat, or Matrix")
-    serve.add_argument("--config", metavar="FILE", help="config.yaml (default: $MINIROOM_CONFIG or ./config.yaml)")
+    serve = commands.add_parser("serve", help="agents answer in chat rooms (embedded or Matrix)")
+    serve.add_argument(
+        "--config", metavar="FILE", help="config.yaml (default: $MINIROOM_CONFIG or ./config.yaml)"
+    )
     serve.add_argument("--host", default="127.0.0.1", help="web chat address (embedded rooms)")
     serve.add_argument("--port", type=int, default=8765, help="web chat port (embedded rooms)")
 
