@@ -75,7 +75,7 @@ def reaped(pid: int) -> bool:
 
 
 def assert_all_gone(pids: list[int]) -> None:
-    assert wait_until(lambda: not any(process_running(pid) for pid in pids), 2.0), [
+    assert wait_until(lambda: not any(process_running(pid) for pid in pids), 5.0), [
         pid for pid in pids if process_running(pid)
     ]
 
