@@ -21,8 +21,9 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -q
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium
 
+# Agents in embedded rooms with the web chat at http://127.0.0.1:8765 (examples/config.yaml: one agent).
 run: $(STAMP)
-	$(BIN)/miniroom chat
+	$(BIN)/miniroom serve --config examples/config.yaml
 
 test: lint typecheck unit
 
