@@ -4,6 +4,9 @@
 
 const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
 const PAGE_SIZE = 200;
+// An agent's reply is posted, then edited in place as it streams: it shows as "writing" until no edit has
+// come for this long (the room runtime edits a streaming reply about every 0.7 s).
+const STREAM_QUIET_MS = 3000;
 
 const state = {
   userId: document.body.dataset.userId,
@@ -72,6 +75,8 @@ function newMessage(event) {
     replies: 0,
     reactions: new Map(),
     views: [],
+    streaming: false,
+    streamTimer: null,
   };
   const bundled = (event.unsigned && event.unsigned["m.relations"]) || {};
   if (bundled["m.replace"]) applyEdit(message, bundled["m.replace"]);
@@ -138,6 +143,7 @@ function refresh(message) {
     view.dataset.rendered = "1";
     if (!view.querySelector(".editor")) view.querySelector(".body").textContent = message.body;
     view.classList.toggle("edited", message.editedAt > 0);
+    view.classList.toggle("streaming", message.streaming);
     const chips = view.querySelector(".reactions");
     chips.replaceChildren();
     for (const [key, count] of message.reactions) {
@@ -152,6 +158,18 @@ function refresh(message) {
       link.onclick = () => openThread(message.event.event_id);
     }
   }
+}
+
+// Live edits of someone else's message (an agent streaming its reply): "writing" until the edits stop.
+// A message posted once and never edited (a short reply, a failure notice) is never marked.
+function markStreaming(message) {
+  if (message.event.sender === state.userId) return;
+  clearTimeout(message.streamTimer);
+  message.streaming = true;
+  message.streamTimer = setTimeout(() => {
+    message.streaming = false;
+    refresh(message);
+  }, STREAM_QUIET_MS);
 }
 
 function append(list, item) {
@@ -173,8 +191,10 @@ function receive(event, fromPage) {
   if (event.type !== "m.room.message" || state.messages.has(event.event_id)) return;
   if (relation(event).rel_type === "m.replace") {
     const target = state.messages.get(relation(event).event_id);
-    if (target) applyEdit(target, event), refresh(target);
-    return;
+    if (!target) return;
+    applyEdit(target, event);
+    if (!fromPage && event.sender === target.event.sender) markStreaming(target);
+    return refresh(target);
   }
   const message = newMessage(event);
   state.messages.set(event.event_id, message);
