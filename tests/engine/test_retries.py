@@ -10,6 +10,7 @@ import pytest
 
 from miniroom.engine import events as ev
 from miniroom.engine.retry_policy import RetryPolicy
+from miniroom.engine.session import Session
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.support import make_agent
 
@@ -105,3 +106,16 @@ async def test_failed_attempts_are_paid_and_counted(provider: ScriptedProvider, 
     assert ended.message.text == "done"
     assert ended.usage.input == 200  # the failed attempt's prompt was paid for too
     assert agent.session_usage.input == 200
+
+
+async def test_a_failed_attempt_is_not_part_of_the_next_request(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(
+        Reply(text="half an answ", error_type="overloaded_error", error_message="Overloaded"),
+        Reply(text="the whole answer"),
+    )
+    agent, _ = make_agent(provider, tmp_path)
+    await agent.prompt("hi")
+    assert "half an answ" not in str(provider.requests[1].body["messages"])
+    assert [m.role for m in Session.load(agent.session.path).messages()] == ["user", "assistant", "assistant"]

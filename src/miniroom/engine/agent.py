@@ -58,12 +58,12 @@ class AgentConfig:
 
 
 def model_context(messages: list[Message]) -> list[Message]:
-    """What the model is sent: failed attempts and empty aborted answers are kept in the session, not here."""
-    return [
-        m
-        for m in messages
-        if not (isinstance(m, AssistantMessage) and m.stop_reason in ("error", "aborted") and not m.content)
-    ]
+    """What the model is sent: failed attempts and empty aborted answers stay in the session, not here."""
+    return [m for m in messages if not (isinstance(m, AssistantMessage) and _left_out(m))]
+
+
+def _left_out(message: AssistantMessage) -> bool:
+    return message.stop_reason == "error" or (message.stop_reason == "aborted" and not message.content)
 
 
 class Agent:
