@@ -92,3 +92,19 @@ async def test_stopping_mid_turn_ends_the_turn_and_its_reply_stream(
         others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
         await asyncio.sleep(0)
         assert [task for task in others if not task.done()] == []
+
+
+async def test_a_message_whose_turn_a_stop_cut_short_is_answered_after_the_restart(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="never finished", delay=0.5), Reply(text="answered after all"))
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        rooms.post("are you there?")
+        await asyncio.to_thread(provider.wait_for_requests, 1)
+        await rooms.stop()  # the transport already counts the message as delivered
+        assert rooms.agent_messages(HELPER) == []
+        await rooms.start()
+        await rooms.settle()
+        [reply] = rooms.agent_messages(HELPER)
+        assert rooms.shown_text(reply["event_id"]) == "answered after all"
+        assert json.loads((rooms.data_dir / "tracking" / "pending.json").read_text()) == {}

@@ -87,11 +87,13 @@ class ReplyWriter:
         *,
         interval: float = DEFAULT_EDIT_INTERVAL,
         on_posted: Callable[[str], None] | None = None,
+        posts: set[asyncio.Task[str]] | None = None,
     ) -> None:
         self.transport, self.target, self.interval = transport, target, interval
         self.reply = ReplyText()
         self.reply_id: str | None = target.edit_of
         self._on_posted = on_posted
+        self._posts = posts if posts is not None else set()  # first posts still on their way (see _send)
         self._sent_body: str | None = None
         self._sent_mentions: tuple[str, ...] = ()
         self._wake = asyncio.Event()
@@ -136,9 +138,12 @@ class ReplyWriter:
             return
         try:
             if self.reply_id is None:
-                self.reply_id = await self._post(self._first_content(body, mentions))
-                if self._on_posted is not None:
-                    self._on_posted(self.reply_id)
+                # Shielded: a turn cancelled at shutdown while its reply is being posted still records the
+                # reply, so the message is not answered a second time after the restart.
+                posting = asyncio.create_task(self._post_first(self._first_content(body, mentions)))
+                self._posts.add(posting)
+                posting.add_done_callback(self._posts.discard)
+                self.reply_id = await asyncio.shield(posting)
             else:
                 added = tuple(user for user in mentions if user not in self._sent_mentions)
                 await self._post(edit_content(self.reply_id, body, mentions=mentions, newly_mentioned=added))
@@ -146,6 +151,12 @@ class ReplyWriter:
             log.exception("Sending a reply in %s as %s failed", self.target.room_id, self.target.sender)
             return
         self._sent_body, self._sent_mentions = body, mentions
+
+    async def _post_first(self, content: Content) -> str:
+        reply_id = await self._post(content)
+        if self._on_posted is not None:
+            self._on_posted(reply_id)
+        return reply_id
 
     def _first_content(self, body: str, mentions: tuple[str, ...]) -> Content:
         target = self.target

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
 from miniroom.rooms.runtime.room_view import member_name, related_events, thread_state
 from miniroom.rooms.runtime.router import Router
-from miniroom.rooms.runtime.state_store import AnsweredStore, ThreadModeStore
+from miniroom.rooms.runtime.state_store import AnsweredStore, PendingStore, ThreadModeStore
 from miniroom.rooms.runtime.turn_queue import TurnKey, TurnQueue
 from miniroom.rooms.runtime.turns import Turn, TurnRunner
 from miniroom.rooms.thread_mode import RoomRef
@@ -49,6 +50,7 @@ class RoomRuntime:
         tracking = data_dir / "tracking"
         self.thread_modes = ThreadModeStore(tracking)
         self.answered = AnsweredStore(tracking)
+        self.pending = PendingStore(tracking)
         factory = AgentFactory(config, data_dir, env)
         self.turns = TurnRunner(
             transport, factory, self.answered, mentions=self._agents_mentioned, edit_interval=edit_interval
@@ -58,6 +60,8 @@ class RoomRuntime:
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}
         self._newest_edits: dict[str, RoomEvent] = {}
+        self._turns_of: Counter[str] = Counter()  # event id -> its turns queued or running
+        self._in_flight: set[tuple[str, str]] = set()  # (event id, agent) of those turns
         self._stopping = False
 
     async def start(self) -> None:
@@ -71,6 +75,8 @@ class RoomRuntime:
             room_id = self.transport.room_id(key)
             if room_id is not None:
                 self._room_keys[room_id] = key
+        for raw in self.pending.events():  # turns a stop cut short; what was answered meanwhile is skipped
+            await self._handle_safely(raw)
 
     async def serve(self) -> None:
         """Handle every event the transport delivers, in order, until `stop`; nothing else ends it."""
@@ -95,6 +101,7 @@ class RoomRuntime:
     async def stop(self) -> None:
         self._stopping = True
         await self.queue.cancel()
+        await self.turns.settle()
         await self.transport.stop()
 
     async def idle(self) -> None:
@@ -108,12 +115,19 @@ class RoomRuntime:
             return
         if event.sender in self.policy.agents_by_user_id:
             return  # our own echoes: hand-offs are taken from a reply's final text instead
-        if event.is_edit:
-            await self._on_edit(event)
-        elif event.is_message and is_command(event.body):
-            await self._on_command(event)
-        elif event.is_message:
-            await self._on_message(event)
+        if not event.is_edit and not event.is_message:
+            return
+        self.pending.add(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
+        try:
+            if event.is_edit:
+                await self._on_edit(event)
+            elif is_command(event.body):
+                await self._on_command(event)
+            else:
+                await self._on_message(event)
+        finally:
+            if not self._turns_of[event.event_id] and not self._stopping:
+                self.pending.done(event.event_id)
 
     # Messages
 
@@ -144,10 +158,34 @@ class RoomRuntime:
                 self._submit(turn)
 
     def _submit(self, turn: Turn) -> None:
+        if (turn.event_id, turn.agent) in self._in_flight:
+            return  # delivered again (e.g. replayed at start) while its turn is still queued or running
+        self._in_flight.add((turn.event_id, turn.agent))
+        self._turns_of[turn.event_id] += 1
+        if self._stopping:
+            return  # the event stays pending: its turn runs after the next start
         key = TurnKey(turn.agent, turn.conversation.room_id, turn.conversation.thread_root)
         self.queue.submit(key, lambda: self._run_turn(turn))
 
     async def _run_turn(self, turn: Turn) -> None:
+        cancelled = False
+        try:
+            await self._answer(turn)
+        except asyncio.CancelledError:
+            cancelled = True  # stopping: the event stays pending, to be handled again at the next start
+            raise
+        finally:
+            if not cancelled:
+                self._turn_ended(turn)
+
+    def _turn_ended(self, turn: Turn) -> None:
+        self._in_flight.discard((turn.event_id, turn.agent))
+        self._turns_of[turn.event_id] -= 1
+        if self._turns_of[turn.event_id] <= 0:
+            del self._turns_of[turn.event_id]
+            self.pending.done(turn.event_id)
+
+    async def _answer(self, turn: Turn) -> None:
         outcome = await self.turns.run(turn, self.agent_name(turn.agent))
         if outcome.failed or outcome.reply_id is None or turn.edit_of is not None:
             return

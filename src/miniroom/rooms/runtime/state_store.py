@@ -14,6 +14,7 @@ from miniroom.rooms.thread_mode import THREAD_MODES, ThreadMode
 log = logging.getLogger(__name__)
 THREAD_MODES_FILE = "thread_modes.json"
 ANSWERED_FILE = "answered.json"
+PENDING_FILE = "pending.json"
 
 
 def write_json_atomically(path: Path, data: object) -> None:
@@ -89,3 +90,29 @@ class AnsweredStore:
     def record(self, event_id: str, agent: str, reply_id: str) -> None:
         self._replies.setdefault(event_id, {})[agent] = reply_id
         write_json_atomically(self.path, {"replies": self._replies})
+
+
+class PendingStore:
+    """Events whose turns were queued but had not finished when miniroom stopped: handled again at start.
+
+    The transport counts an event as delivered once the runtime took it, and a stop cancels queued turns,
+    so without this a message that arrived just before a stop (or during a catch-up) would go unanswered.
+    """
+
+    def __init__(self, tracking_dir: Path) -> None:
+        self.path = tracking_dir / PENDING_FILE
+        stored = read_json_object(self.path)
+        self._events: dict[str, dict[str, Any]] = {
+            event_id: raw for event_id, raw in stored.items() if isinstance(raw, dict)
+        }
+
+    def events(self) -> list[dict[str, Any]]:
+        return list(self._events.values())
+
+    def add(self, event_id: str, raw: dict[str, Any]) -> None:
+        self._events[event_id] = raw
+        write_json_atomically(self.path, self._events)
+
+    def done(self, event_id: str) -> None:
+        if self._events.pop(event_id, None) is not None:
+            write_json_atomically(self.path, self._events)

@@ -56,6 +56,7 @@ class TurnRunner:
         self.transport, self.factory, self.answered = transport, factory, answered
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
+        self.posts: set[asyncio.Task[str]] = set()  # replies being posted, awaited by `settle` at shutdown
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
         conversation = turn.conversation
@@ -71,6 +72,7 @@ class TurnRunner:
             target,
             interval=self.edit_interval,
             on_posted=lambda reply_id: self.answered.record(turn.event_id, turn.agent, reply_id),
+            posts=self.posts,
         )
         writer.start()
         try:
@@ -83,6 +85,10 @@ class TurnRunner:
         if reply_id is not None:
             self.answered.record(turn.event_id, turn.agent, reply_id)
         return TurnOutcome(reply_id, writer.reply.text, failure is not None)
+
+    async def settle(self) -> None:
+        """Wait for replies still being posted by turns that were cancelled (so that they are recorded)."""
+        await asyncio.gather(*self.posts, return_exceptions=True)
 
     async def _prompt(self, turn: Turn, writer: ReplyWriter) -> str | None:
         """Run the agent's turn with `writer` listening; the reason it failed, or None."""
