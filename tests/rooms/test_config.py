@@ -103,6 +103,10 @@ ERRORS = {
         "agents:\n  helper:\n    tools: bash\n",
         'config.yaml:3: agents.helper.tools: must be a list (lines starting with -) (got "bash")',
     ),
+    "unknown_tool": (
+        "agents:\n  helper:\n    tools: [read, raed]\n",
+        'config.yaml:3: agents.helper.tools[1]: "raed" is not a built-in tool (did you mean read?)',
+    ),
     "agent_not_a_mapping": (
         "agents:\n  helper: yes\n",
         "config.yaml:2: agents.helper: must be a mapping (indented key: value lines) (got true)",

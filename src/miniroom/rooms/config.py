@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from miniroom.agent.profile import BUILTIN_TOOL_NAMES
 from miniroom.engine.yaml_source import YamlSource, YamlSourceError, parse_yaml
 from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
 from miniroom.rooms.thread_mode import DEFAULT_THREAD_MODE, ThreadMode
@@ -233,12 +234,23 @@ def cross_check(config: RoomsConfig) -> list[Finding]:
         problems += models.check((*where, "model"), agent.model, f'agent "{name}"')
         for index, room in enumerate(agent.rooms):
             problems += rooms.check((*where, "rooms", index), room, f'agent "{name}"')
+        problems += _tool_problems(where, agent.tools)
         judgment = agent.participation.judgment if agent.participation else None
         if isinstance(judgment, LlmJudgment):
             path = (*where, "participation", "judgment", "model")
             problems += models.check(path, judgment.model, f'agent "{name}"')
     problems += models.check(("router", "model"), config.router.model, "the router")
     problems += models.check(("defaults", "model"), config.defaults.model, "defaults")
+    return problems
+
+
+def _tool_problems(where: tuple[str, ...], tools: Sequence[str]) -> list[Finding]:
+    """An agent's `tools:` allowlist names built-in tools only."""
+    problems = []
+    for index, tool in enumerate(tools):
+        if tool not in BUILTIN_TOOL_NAMES:
+            hint = did_you_mean(tool, BUILTIN_TOOL_NAMES) or f"the tools are {', '.join(BUILTIN_TOOL_NAMES)}"
+            problems.append(Finding((*where, "tools", index), f'"{tool}" is not a built-in tool ({hint})'))
     return problems
 
 

@@ -75,5 +75,8 @@ class AgentFactory:
         session = SessionChoice(path=self.session_path(agent, conversation))
         engine_agent = build_agent(choice.name, cwd, choice.env, session, model_variables=choice.variables)
         prompt = f"{engine_agent.config.system_prompt}\n\n{room_prompt(agent, settings)}"
-        engine_agent.config = dataclasses.replace(engine_agent.config, system_prompt=prompt)
+        tools = engine_agent.config.tools
+        if settings.tools:  # the agent's own allowlist narrows what its profile allows
+            tools = [tool for tool in tools if tool.name in settings.tools]
+        engine_agent.config = dataclasses.replace(engine_agent.config, system_prompt=prompt, tools=tools)
         return engine_agent
