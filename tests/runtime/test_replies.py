@@ -112,7 +112,9 @@ async def test_a_reply_too_long_for_one_message_is_cut(tmp_path: Path, provider:
         assert len(shown.encode()) <= MAX_BODY_BYTES
 
 
-async def test_an_agents_tools_list_narrows_the_tools_it_gets(tmp_path: Path, provider: ScriptedProvider) -> None:
+async def test_an_agents_tools_list_narrows_the_tools_it_gets(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
     provider.script(Reply(text="I can only read."))
     agents = {"helper": {**agent_entry("Helper"), "tools": ["read", "ls"]}}
     async with running_rooms(tmp_path, provider, agents) as rooms:
