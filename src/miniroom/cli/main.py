@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from miniroom import __version__
-
-if TYPE_CHECKING:
-    import argparse
 
 
 def _add_session_options(parser: argparse.ArgumentParser) -> None:
@@ -31,8 +28,6 @@ def _add_session_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import argparse  # not at module level: `--version` answers without it
-
     parser = argparse.ArgumentParser(prog="miniroom", description="A self-hosted home for AI agents.")
     parser.add_argument("--version", action="version", version=f"miniroom {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -76,11 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments == ["--version"]:  # the fast path scripts call often
-        print(f"miniroom {__version__}")
-        return 0
-    args = build_parser().parse_args(arguments)
+    args = build_parser().parse_args(argv)
     if args.command == "run":
         from miniroom.cli.run import run_command
 
