@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 
 import pytest
 
@@ -108,3 +109,15 @@ def test_prompt_from_standard_input(workspace: Workspace, provider: ScriptedProv
     result = workspace.run("run", "-", stdin="a prompt from a pipe")
     assert result.returncode == 0
     assert "a prompt from a pipe" in str(provider.requests[0].body)
+
+
+def test_version_and_a_missing_command() -> None:
+    from miniroom import __version__
+    from tests.conftest import MINIROOM
+
+    version = subprocess.run([MINIROOM, "--version"], capture_output=True, text=True, timeout=30)
+    assert (version.returncode, version.stdout) == (0, f"miniroom {__version__}\n")
+    bare = subprocess.run([MINIROOM], capture_output=True, text=True, timeout=30)
+    assert bare.returncode == 2
+    assert "run" in bare.stderr
+    assert "serve" in bare.stderr
