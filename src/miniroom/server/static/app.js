@@ -325,11 +325,16 @@ async function openThread(rootId) {
   const list = $("thread-timeline");
   list.replaceChildren();
   const page = await api(roomPath(`/events?bundled=true&limit=500&thread=${encodeURIComponent(rootId)}`));
-  for (const event of page.events) {
+  if (state.threadRoot !== rootId) return; // another thread was opened meanwhile
+  const views = page.events.map((event) => {
     let message = state.messages.get(event.event_id);
     if (!message) state.messages.set(event.event_id, (message = newMessage(event)));
-    list.append(renderMessage(message, true));
-  }
+    return renderMessage(message, true);
+  });
+  // Replies the stream delivered while the page was loading are already shown: keep them, once, after it.
+  const onPage = new Set(page.events.map((event) => event.event_id));
+  const arrived = [...list.children].filter((item) => !onPage.has(item.dataset.eventId));
+  list.replaceChildren(...views, ...arrived);
   list.scrollTop = list.scrollHeight;
   $("thread-input").focus();
 }
