@@ -39,7 +39,7 @@ async def test_a_room_message_gets_one_thread_reply_streamed_by_edits(
         assert edits, "the streamed reply was never edited in place"
         assert all(edit["content"]["m.mentions"] == {} for edit in edits)
         assert rooms.shown_text(reply["event_id"]) == LONG_ANSWER.strip()
-        assert last_user_text(provider).casefold() == "you: hello"
+        assert last_user_text(provider) == "You: hello"  # the sender's display name
         session = rooms.data_dir / "sessions" / "helper" / rooms.lobby / f"{question}.jsonl"
         assert session.is_file()
 
@@ -84,7 +84,7 @@ async def test_a_second_human_makes_untagged_messages_go_unanswered(
         assert len(replies) == 2
         assert replies[1]["content"]["m.relates_to"]["event_id"] == root
         assert rooms.shown_text(replies[1]["event_id"]) == "Sure, Bob."
-        assert last_user_text(provider) == "bob: @helper what do you think?"
+        assert last_user_text(provider) == "Bob: @helper what do you think?"
 
 
 async def test_an_edit_regenerates_the_reply_in_place(tmp_path: Path, provider: ScriptedProvider) -> None:
