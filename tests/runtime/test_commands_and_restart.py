@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from miniroom.rooms.commands import ROOM_ADMIN_ONLY
+from miniroom.rooms.runtime.state_store import ANSWERED_FILE, AnsweredStore
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.runtime.support import BOB, agent_entry, running_rooms
 
@@ -108,3 +109,13 @@ async def test_a_message_whose_turn_a_stop_cut_short_is_answered_after_the_resta
         [reply] = rooms.agent_messages(HELPER)
         assert rooms.shown_text(reply["event_id"]) == "answered after all"
         assert json.loads((rooms.data_dir / "tracking" / "pending.json").read_text()) == {}
+
+
+def test_the_answered_record_survives_a_torn_last_line(tmp_path: Path) -> None:
+    store = AnsweredStore(tmp_path)
+    store.record("$question", "helper", "$reply")
+    with (tmp_path / ANSWERED_FILE).open("a") as file:
+        file.write('{"event": "$other", "ag')  # killed mid-write
+    again = AnsweredStore(tmp_path)
+    assert again.replies("$question") == {"helper": "$reply"}
+    assert not again.answered("$other")

@@ -67,9 +67,11 @@ def test_serve_answers_in_the_web_chat_rooms(tmp_path: Path, provider: ScriptedP
         assert sent.status_code == 201, sent.text
         reply = wait_for_reply(base, "lobby", "Hello from the runtime")
         assert reply["content"]["m.relates_to"]["event_id"] == sent.json()["event_id"]
-        assert (tmp_path / "miniroom_data" / "tracking" / "answered.json").is_file()
+        assert (tmp_path / "miniroom_data" / "tracking" / "answered.jsonl").is_file()
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0, log.read_text()
-    answered = json.loads((tmp_path / "miniroom_data" / "tracking" / "answered.json").read_text())
-    assert answered["replies"][sent.json()["event_id"]] == {"helper": reply["event_id"]}
+    answered = (tmp_path / "miniroom_data" / "tracking" / "answered.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in answered] == [
+        {"event": sent.json()["event_id"], "agent": "helper", "reply": reply["event_id"]}
+    ]

@@ -13,7 +13,7 @@ from miniroom.rooms.thread_mode import THREAD_MODES, ThreadMode
 
 log = logging.getLogger(__name__)
 THREAD_MODES_FILE = "thread_modes.json"
-ANSWERED_FILE = "answered.json"
+ANSWERED_FILE = "answered.jsonl"
 PENDING_FILE = "pending.json"
 
 
@@ -67,16 +67,17 @@ class ThreadModeStore:
 
 
 class AnsweredStore:
-    """Which agent answered which event with which reply, so nothing is answered twice after a restart."""
+    """Which agent answered which event with which reply, so nothing is answered twice after a restart.
+
+    An append-only JSON-lines file: recording a reply costs one line, however long the room's history."""
 
     def __init__(self, tracking_dir: Path) -> None:
         self.path = tracking_dir / ANSWERED_FILE
-        stored = read_json_object(self.path).get("replies")
-        self._replies: dict[str, dict[str, str]] = {
-            event_id: {str(agent): str(reply) for agent, reply in replies.items()}
-            for event_id, replies in (stored if isinstance(stored, dict) else {}).items()
-            if isinstance(replies, dict)
-        }
+        self._replies: dict[str, dict[str, str]] = {}
+        for record in _read_json_lines(self.path):
+            event_id, agent, reply = record.get("event"), record.get("agent"), record.get("reply")
+            if isinstance(event_id, str) and isinstance(agent, str) and isinstance(reply, str):
+                self._replies.setdefault(event_id, {})[agent] = reply
 
     def answered(self, event_id: str, agent: str | None = None) -> bool:
         """Whether `agent` (or, with None, anyone) already answered `event_id`."""
@@ -89,7 +90,32 @@ class AnsweredStore:
 
     def record(self, event_id: str, agent: str, reply_id: str) -> None:
         self._replies.setdefault(event_id, {})[agent] = reply_id
-        write_json_atomically(self.path, {"replies": self._replies})
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps({"event": event_id, "agent": agent, "reply": reply_id}, ensure_ascii=False)
+        with self.path.open("a", encoding="utf-8") as file:
+            file.write(line + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+
+
+def _read_json_lines(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON-lines file; a torn last line (a crash mid-write) is skipped."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        log.error("%s cannot be read (%s); starting from an empty state", path, error)
+        return []
+    records = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
 
 
 class PendingStore:
