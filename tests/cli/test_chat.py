@@ -69,12 +69,18 @@ def test_chat_streams_shows_tool_lines_and_spend(workspace: Workspace, provider:
     (workspace.project / "notes.txt").write_text("remember the milk\n")
     provider.script(
         Reply(tool_calls=[("read", {"path": "notes.txt"})], usage=(1000, 20, 0, 0)),
-        Reply(text="Your note says: remember the milk.", usage=(1200, 30, 800, 0)),
+        Reply(
+            text="Your note says: remember the milk.",
+            thinking="The note is short. " * 5,
+            usage=(1200, 30, 800, 0),
+        ),
     )
     chat = ChatProcess(workspace)
     chat.expect("> ")
     chat.send("what is in my notes?")
     out = chat.expect("session $")
+    assert out.count("💭 thinking…") == 1  # once, however many pieces the reasoning streams in
+    assert "The note is short." not in out
     assert "● Read notes.txt" in out
     assert "Your note says: remember the milk." in out
     assert "↑2,200 ↓50" in out

@@ -29,6 +29,7 @@ class ChatView:
         self.out = out
         self.session_usage = session_usage  # the agent's live running total
         self._mid_line = False
+        self._thinking = False  # a "thinking" line is shown once per stretch of reasoning
 
     def _line(self, text: str) -> None:
         if self._mid_line:
@@ -38,6 +39,12 @@ class ChatView:
         self.out.flush()
 
     def __call__(self, event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.ThinkingDelta):
+            if not self._thinking:
+                self._line("💭 thinking…")
+            self._thinking = True
+            return
+        self._thinking = False
         if isinstance(event, ev.TextDelta):
             self.out.write(event.text)
             self.out.flush()
