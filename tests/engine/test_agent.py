@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from pathlib import Path
 
 from miniroom.engine import events as ev
@@ -25,20 +24,26 @@ def _pid_alive(pid: int) -> bool:
 async def test_tool_calls_run_in_parallel_and_results_keep_call_order(
     provider: ScriptedProvider, tmp_path: Path
 ) -> None:
+    # The first call only says "first" once the second call has started while it still runs (it gives up
+    # after 10 s), so run one after the other they would fail; then it keeps running, so it ends last.
+    first = (
+        "for i in $(seq 200); do [ -e second-started ] && break; sleep 0.05; done; "
+        "[ -e second-started ] && sleep 0.3 && echo first"
+    )
     provider.script(
         Reply(
-            tool_calls=[("bash", {"command": "sleep 0.6; echo first"}), ("bash", {"command": "echo second"})]
+            tool_calls=[
+                ("bash", {"command": first}),
+                ("bash", {"command": "touch second-started; echo second"}),
+            ]
         ),
         Reply(text="done"),
     )
     agent, seen = make_agent(provider, tmp_path)
-    started = time.monotonic()
     ended = await agent.prompt("go")
-    elapsed = time.monotonic() - started
     assert ended.message.text == "done"
     results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
     assert [r.text.strip() for r in results] == ["first", "second"]
-    assert elapsed < 1.1  # sequential would take 0.6 + the second's wait after it
     finished = [e.name for e in seen if isinstance(e, ev.ToolEnded)]
     assert finished == ["bash", "bash"]
     assert isinstance(seen[-1], ev.TurnEnded)

@@ -74,11 +74,14 @@ async def test_exhausted_limits_fail_after_exactly_one_request(
 
 async def test_the_pause_is_fixed(provider: ScriptedProvider, tmp_path: Path) -> None:
     provider.script(*[Reply.error(503, "api_error", "x")] * 2, Reply(text="ok"))
-    agent, _ = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=0.3, max_attempts=3))
+    agent, seen = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=1.0, max_attempts=3))
     started = time.monotonic()
     await agent.prompt("hi")
     elapsed = time.monotonic() - started
-    assert 0.55 < elapsed < 0.85  # two pauses of 0.3 s; growing ones (0.3 + 0.6) would take 0.9 s
+    assert [e.wait_seconds for e in seen if isinstance(e, ev.RetryScheduled)] == [1.0, 1.0]
+    # Two pauses of 1 s really waited; growing ones (1 + 2) would take 3 s. The gap leaves the three
+    # requests most of a second, even on a busy machine.
+    assert 1.95 < elapsed < 2.9
 
 
 async def test_abort_during_the_pause_cancels_the_retry(provider: ScriptedProvider, tmp_path: Path) -> None:

@@ -332,7 +332,7 @@ class ShellCommand:
     async def run(self) -> CommandOutcome:
         """Run to the shell's exit; a background job still holding the pipe is left running after a drain."""
         capture = OutputCapture(self.max_lines, self.max_bytes)
-        transport, protocol = await self._spawn(capture)
+        transport, protocol = await self._start(capture)
         try:
             done, _ = await asyncio.wait({protocol.exited}, timeout=self.timeout)
             timed_out = not done
@@ -347,6 +347,27 @@ class ShellCommand:
             transport.close()
         exit_code = None if timed_out else transport.get_returncode()
         return CommandOutcome(self.command, capture.finish(), exit_code, timed_out, self.timeout)
+
+    async def _start(self, capture: OutputCapture) -> tuple[asyncio.SubprocessTransport, _CaptureProtocol]:
+        """Spawn the shell; a cancellation that arrives while it starts still kills the whole tree.
+
+        asyncio forks the shell first and connects its pipes after. Cancelled in between, it would SIGKILL
+        only the shell and leave the background jobs it had already started running. So the start is
+        shielded, and a cancellation lets it finish and then kills the process group like any abort.
+        """
+        spawning = asyncio.ensure_future(self._spawn(capture))
+        try:
+            return await asyncio.shield(spawning)
+        except asyncio.CancelledError:
+            await asyncio.wait({spawning})
+            if not spawning.cancelled() and spawning.exception() is None:
+                transport, protocol = spawning.result()
+                try:
+                    await _kill_tree(transport.get_pid(), protocol)
+                finally:
+                    transport.close()
+            capture.discard()
+            raise
 
     async def _spawn(self, capture: OutputCapture) -> tuple[asyncio.SubprocessTransport, _CaptureProtocol]:
         require_folder(self.cwd)

@@ -89,7 +89,10 @@ class AnsweredStore:
         return dict(self._replies.get(event_id, {}))
 
     def record(self, event_id: str, agent: str, reply_id: str) -> None:
-        self._replies.setdefault(event_id, {})[agent] = reply_id
+        replies = self._replies.setdefault(event_id, {})
+        if replies.get(agent) == reply_id:
+            return  # already on record: a turn records its reply when first posted and again when it ends
+        replies[agent] = reply_id
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps({"event": event_id, "agent": agent, "reply": reply_id}, ensure_ascii=False)
         with self.path.open("a", encoding="utf-8") as file:
