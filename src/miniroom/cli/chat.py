@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -79,6 +80,12 @@ async def _turn(agent: Agent, text: str) -> None:
         loop.remove_signal_handler(signal.SIGINT)
 
 
+def _enable_line_editing() -> None:
+    """Arrow keys and history at the prompt, where the platform has GNU readline."""
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401  (importing it is what turns it on for input())
+
+
 def _read_line() -> str | None:
     try:
         return input("> ")
@@ -90,6 +97,7 @@ def _read_line() -> str | None:
 
 
 def chat_loop(agent: Agent, runner: asyncio.Runner) -> None:
+    _enable_line_editing()
     view = ChatView(sys.stdout, agent.session_usage)
     agent.subscribe(view)
     print(f"miniroom chat · {agent.config.model.ref} · session {agent.session.id[:8]} · /help for help")
