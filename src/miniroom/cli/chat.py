@@ -12,7 +12,7 @@ from typing import TextIO
 
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import CommandError, agent_from_args, fail
-from miniroom.cli.render import first_line, notice_line, usage_line
+from miniroom.cli.render import first_line, notice_line, tool_text, usage_line
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
 from miniroom.llm.messages import Usage
@@ -58,8 +58,7 @@ class ChatView:
             for line in render_todos(event.result.details["todos"]).splitlines():
                 self._line(f"  {line}")
         elif isinstance(event, ev.ToolEnded) and event.result.is_error:
-            text = "".join(getattr(block, "text", "") for block in event.result.content)
-            self._line(f"  ✗ {first_line(text)}")
+            self._line(f"  ✗ {first_line(tool_text(event.result))}")
         elif (notice := notice_line(event)) is not None:
             self._line(notice)
         elif isinstance(event, ev.TurnEnded):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
+from miniroom.engine.tool import ToolResult
 from miniroom.llm.messages import Usage
 from miniroom.llm.serialize import usage_to_dict
 
@@ -22,61 +25,53 @@ def session_record(agent: Agent) -> dict[str, Any]:
     }
 
 
+def tool_text(result: ToolResult) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+def _tool_start(event: ev.ToolStarted) -> dict[str, Any]:
+    return {"id": event.call_id, "name": event.name, "arguments": event.arguments, "summary": event.summary}
+
+
+def _tool_end(event: ev.ToolEnded) -> dict[str, Any]:
+    result = event.result
+    return {"id": event.call_id, "name": event.name, "is_error": result.is_error, "output": tool_text(result)}
+
+
+def _usage(event: ev.UsageReported) -> dict[str, Any]:
+    return {name: usage_to_dict(getattr(event, name)) for name in ("request", "turn", "session")}
+
+
+def _turn_end(event: ev.TurnEnded) -> dict[str, Any]:
+    message = event.message
+    return {
+        "text": message.text,
+        "stop_reason": message.stop_reason,
+        "aborted": event.aborted,
+        "usage": usage_to_dict(event.usage),
+    }
+
+
+# event class -> (the record's `type`, its other fields); events not listed are not printed
+_RECORDS: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {
+    ev.TextDelta: ("text_delta", dataclasses.asdict),
+    ev.ThinkingDelta: ("thinking_delta", dataclasses.asdict),
+    ev.ToolStarted: ("tool_start", _tool_start),
+    ev.ToolEnded: ("tool_end", _tool_end),
+    ev.UsageReported: ("usage", _usage),
+    ev.RetryScheduled: ("retry", dataclasses.asdict),
+    ev.Compacted: ("compaction", dataclasses.asdict),
+    ev.TurnEnded: ("turn_end", _turn_end),
+}
+
+
 def event_record(event: ev.AgentEvent) -> dict[str, Any] | None:
     """The JSON object `run --json` prints for an event, or None for events it does not print."""
-    if isinstance(event, ev.TextDelta):
-        return {"type": "text_delta", "text": event.text}
-    if isinstance(event, ev.ThinkingDelta):
-        return {"type": "thinking_delta", "text": event.text}
-    if isinstance(event, ev.ToolStarted):
-        return {
-            "type": "tool_start",
-            "id": event.call_id,
-            "name": event.name,
-            "arguments": event.arguments,
-            "summary": event.summary,
-        }
-    if isinstance(event, ev.ToolEnded):
-        text = "".join(getattr(block, "text", "") for block in event.result.content)
-        return {
-            "type": "tool_end",
-            "id": event.call_id,
-            "name": event.name,
-            "is_error": event.result.is_error,
-            "output": text,
-        }
-    if isinstance(event, ev.UsageReported):
-        return {
-            "type": "usage",
-            "request": usage_to_dict(event.request),
-            "turn": usage_to_dict(event.turn),
-            "session": usage_to_dict(event.session),
-        }
-    if isinstance(event, ev.RetryScheduled):
-        return {
-            "type": "retry",
-            "model": event.model,
-            "attempt": event.attempt,
-            "max_attempts": event.max_attempts,
-            "cause": event.cause,
-            "wait_seconds": event.wait_seconds,
-        }
-    if isinstance(event, ev.Compacted):
-        return {
-            "type": "compaction",
-            "reason": event.reason,
-            "tokens_before": event.tokens_before,
-            "tokens_after": event.tokens_after,
-        }
-    if isinstance(event, ev.TurnEnded):
-        return {
-            "type": "turn_end",
-            "text": event.message.text,
-            "stop_reason": event.message.stop_reason,
-            "aborted": event.aborted,
-            "usage": usage_to_dict(event.usage),
-        }
-    return None
+    entry = _RECORDS.get(type(event))
+    if entry is None:
+        return None
+    kind, fields = entry
+    return {"type": kind, **fields(event)}
 
 
 def error_record(event: ev.TurnEnded) -> dict[str, Any]:
