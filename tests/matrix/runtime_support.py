@@ -13,16 +13,16 @@ from urllib.parse import quote
 
 import yaml
 
-from miniroom.rooms.config import load_config
-from miniroom.rooms.runtime import RoomRuntime
+from miniroom.rooms.config import RoomsConfig, load_config
+from miniroom.rooms.transport import RoomTransport
 from miniroom.testing.scripted_provider import ScriptedProvider
 from miniroom.transports.matrix import MatrixTransport
 from tests.conftest import clean_env
 from tests.matrix.conftest import unique
 from tests.matrix.humans import Event, Human
 from tests.matrix.synapse_server import Synapse
+from tests.runtime.harness import RuntimeHarness, scripted_model
 
-EDIT_INTERVAL = 0.02
 POLL_SECONDS = 5.0
 WAIT = 30.0
 T = TypeVar("T")
@@ -36,14 +36,8 @@ def write_config(
     No router model: an untagged message several agents could answer goes to the first configured agent,
     so the scripted replies are taken by agent turns only.
     """
-    variables = [
-        f"MINI_BASE_URL={provider.url}",
-        "MINI_API=anthropic-messages",
-        "MINI_API_KEY=sk-test",
-        "MINI_PROFILE_DISABLED_TOOLS=load_skill",
-    ]
     config = {
-        "models": {"test": {"model": "scripted/test-model", "variables": variables}},
+        "models": {"test": scripted_model(provider)},
         "agents": {name: {"display_name": display, "model": "test"} for name, display in agents.items()},
         "matrix": {"homeserver": synapse.url, "server_name": synapse.server_name},
     }
@@ -53,34 +47,12 @@ def write_config(
 
 
 @dataclass
-class MatrixRuntime:
+class MatrixRuntime(RuntimeHarness):
     """One runtime serving a fresh `MatrixTransport`; `restart` builds both anew on the same data folder."""
 
-    config_path: Path
-    data_dir: Path
-    env: dict[str, str]
-    runtime: RoomRuntime | None = None
-    task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        config = load_config(self.config_path)
+    def make_transport(self, config: RoomsConfig) -> RoomTransport:
         assert config.matrix is not None
-        transport = MatrixTransport(config.matrix, self.data_dir, poll_seconds=POLL_SECONDS)
-        runtime = RoomRuntime(config, transport, self.data_dir, env=self.env, edit_interval=EDIT_INTERVAL)
-        await runtime.start()
-        self.runtime, self.task = runtime, asyncio.create_task(runtime.serve())
-
-    async def stop(self) -> None:
-        if self.runtime is not None and self.task is not None:
-            await self.runtime.stop()
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
-        self.runtime = self.task = None
-
-    async def restart(self) -> None:
-        await self.stop()
-        await self.start()
+        return MatrixTransport(config.matrix, self.data_dir, poll_seconds=POLL_SECONDS)
 
     async def idle(self) -> None:
         assert self.runtime is not None

@@ -12,17 +12,16 @@ from typing import Any
 
 import yaml
 
-from miniroom.rooms.config import load_config
-from miniroom.rooms.runtime import RoomRuntime
-from miniroom.rooms.transport import Content, Event
+from miniroom.rooms.config import RoomsConfig
+from miniroom.rooms.transport import Content, Event, RoomTransport
 from miniroom.testing.scripted_provider import ScriptedProvider
 from miniroom.transports.embedded.store import RoomStore
 from miniroom.transports.embedded.transport import EmbeddedTransport
 from tests.conftest import clean_env
+from tests.runtime.harness import RuntimeHarness, scripted_model
 
 HUMAN = "@you:miniroom.local"  # the embedded rooms' local user: admin (power 100) of every room
 BOB = "@bob:miniroom.local"
-EDIT_INTERVAL = 0.02
 SETTLE_TIMEOUT = 15.0
 
 
@@ -32,14 +31,8 @@ def agent_entry(display_name: str, role: str = "") -> dict[str, Any]:
 
 def write_config(folder: Path, provider: ScriptedProvider, agents: Mapping[str, Any]) -> Path:
     """A config.yaml whose `test` model is the scripted provider, set through model variables."""
-    variables = [
-        f"MINI_BASE_URL={provider.url}",
-        "MINI_API=anthropic-messages",
-        "MINI_API_KEY=sk-test",
-        "MINI_PROFILE_DISABLED_TOOLS=load_skill",
-    ]
     config = {
-        "models": {"test": {"model": "scripted/test-model", "variables": variables}},
+        "models": {"test": scripted_model(provider)},
         "agents": dict(agents),
         "rooms": {"lobby": {"display_name": "Lobby"}},
         "router": {"model": "test"},
@@ -50,39 +43,18 @@ def write_config(folder: Path, provider: ScriptedProvider, agents: Mapping[str, 
 
 
 @dataclass
-class Rooms:
+class Rooms(RuntimeHarness):
     """The embedded store and one runtime serving it; `restart` starts a fresh runtime on the same data."""
 
-    config_path: Path
-    data_dir: Path
-    env: dict[str, str]
-    store: RoomStore
-    runtime: RoomRuntime | None = None
-    task: asyncio.Task[None] | None = None
+    store: RoomStore = field(kw_only=True)
     lobby: str = ""
     seen: list[Event] = field(default_factory=list)
 
-    async def start(self) -> None:
-        transport = EmbeddedTransport(self.store)
-        runtime = RoomRuntime(
-            load_config(self.config_path), transport, self.data_dir, env=self.env, edit_interval=EDIT_INTERVAL
-        )
-        await runtime.start()
+    def make_transport(self, config: RoomsConfig) -> RoomTransport:
+        return EmbeddedTransport(self.store)
+
+    def started(self, transport: RoomTransport) -> None:
         self.lobby = transport.room_id("lobby") or ""
-        self.runtime, self.task = runtime, asyncio.create_task(runtime.serve())
-
-    async def stop(self) -> None:
-        if self.runtime is not None and self.task is not None:
-            await self.runtime.stop()
-            # The transport ends `events()` at its next poll (up to a second); the tests need not wait for it.
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
-        self.runtime = self.task = None
-
-    async def restart(self) -> None:
-        await self.stop()
-        await self.start()
 
     def post(self, body: str, *, sender: str = HUMAN, thread: str | None = None, **extra: Any) -> str:
         content: Content = {"msgtype": "m.text", "body": body, **extra}
@@ -150,7 +122,7 @@ async def running_rooms(
     data_dir = tmp_path / "miniroom_data"
     data_dir.mkdir()
     store = RoomStore.open(data_dir)
-    rooms = Rooms(config_path, data_dir, clean_env(tmp_path / "mini"), store)
+    rooms = Rooms(config_path, data_dir, clean_env(tmp_path / "mini"), store=store)
     await rooms.start()
     try:
         yield rooms
