@@ -198,9 +198,9 @@ class Agent:
         async for event in stream:
             if isinstance(event, llm_events.TextDelta):
                 partial.append(event.text)
-                self._emit(ev.TextDelta(event.text))
+                self._emit(event)
             elif isinstance(event, llm_events.ThinkingDelta):
-                self._emit(ev.ThinkingDelta(event.text))
+                self._emit(event)
             elif isinstance(event, llm_events.StreamDone):
                 return event
         raise RuntimeError("the model stream ended without a final message")

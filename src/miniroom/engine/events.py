@@ -8,17 +8,22 @@ from typing import Any
 
 from miniroom.engine.tool import ToolResult
 from miniroom.llm.errors import ProviderError
+from miniroom.llm.events import TextDelta, ThinkingDelta  # the model's deltas reach UIs as they are
 from miniroom.llm.messages import AssistantMessage, Usage
 
-
-@dataclass(frozen=True)
-class TextDelta:
-    text: str
-
-
-@dataclass(frozen=True)
-class ThinkingDelta:
-    text: str
+__all__ = [
+    "AgentEvent",
+    "Compacted",
+    "EventListener",
+    "MessageCompleted",
+    "RetryScheduled",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolEnded",
+    "ToolStarted",
+    "TurnEnded",
+    "UsageReported",
+]
 
 
 @dataclass(frozen=True)
