@@ -30,6 +30,7 @@ SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (
     "The tool call was interrupted before it finished (the process stopped); it has no result."
 )
+REWIND_ENTRY, REWIND_TYPE = "custom", "rewind"  # marks where a conversation continues after a rewind
 
 
 class SessionError(Exception):
@@ -136,6 +137,19 @@ class Session:
 
     def append_message(self, message: Message) -> dict[str, Any]:
         return self.append("message", message=message_to_dict(message))
+
+    def rewind(self, entry_id: str, reason: str) -> None:
+        """Continue from `entry_id`: the entries after it stay in the file, on a side branch.
+
+        A `custom` entry (Pi's type for data outside the model's context) is appended as the new leaf, so
+        the file itself records where the conversation continues."""
+        if entry_id not in self._by_id:
+            raise SessionError(f"{self.path} has no entry {entry_id} to continue from")
+        abandoned = self.leaf_id
+        self.leaf_id, self._branch = entry_id, None
+        self.append(
+            REWIND_ENTRY, customType=REWIND_TYPE, data={"abandonedLeafId": abandoned, "reason": reason}
+        )
 
     def branch(self) -> list[dict[str, Any]]:
         """Entries from the root to the leaf, in order (do not modify the list)."""
