@@ -29,8 +29,13 @@ class RoomTransport(Protocol):
         """Every new event in the agents' rooms, in order, each exactly once, including those that arrived
         while miniroom was stopped; each carries its `room_id`."""
 
-    async def send(self, sender: str, room_id: str, event_type: str, content: Content) -> str:
-        """Send an event as `sender` (an agent's user id) and return its event id."""
+    async def send(
+        self, sender: str, room_id: str, event_type: str, content: Content, *, txn_id: str | None = None
+    ) -> str:
+        """Send an event as `sender` (an agent's user id) and return its event id.
+
+        Sent again with the same `txn_id` (by the same sender in the same room), it returns the event the
+        first send stored instead of storing another, as Matrix's PUT /send/{eventType}/{txnId} does."""
 
     async def get_event(self, room_id: str, event_id: str) -> Event | None:
         """An earlier event, or None when it is unknown or cannot be read."""

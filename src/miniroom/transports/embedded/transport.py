@@ -86,8 +86,10 @@ class EmbeddedTransport:
                 position = event["unsigned"]["stream_position"]
                 await asyncio.to_thread(self._store.set_cursor, self._cursor, position)
 
-    async def send(self, sender: str, room_id: str, event_type: str, content: Content) -> str:
-        event = await asyncio.to_thread(self._store.append, room_id, sender, event_type, content)
+    async def send(
+        self, sender: str, room_id: str, event_type: str, content: Content, *, txn_id: str | None = None
+    ) -> str:
+        event = await asyncio.to_thread(self._store.append, room_id, sender, event_type, content, txn_id)
         return str(event["event_id"])
 
     async def get_event(self, room_id: str, event_id: str) -> Event | None:

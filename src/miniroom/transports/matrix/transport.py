@@ -117,9 +117,12 @@ class MatrixTransport:
             await _cancel(following)
             await feed.aclose()
 
-    async def send(self, sender: str, room_id: str, event_type: str, content: Content) -> str:
+    async def send(
+        self, sender: str, room_id: str, event_type: str, content: Content, *, txn_id: str | None = None
+    ) -> str:
+        """PUT /send: the homeserver answers a repeated `txn_id` of the same access token with its event."""
         account = self._account_of(sender)
-        path = ApiPath.v3.rooms[room_id].send[event_type][account.api.api.get_txn_id()]
+        path = ApiPath.v3.rooms[room_id].send[event_type][txn_id or account.api.api.get_txn_id()]
         try:
             reply = await account.api.api.request(Method.PUT, path, content)
         except MatrixRequestError as exc:
