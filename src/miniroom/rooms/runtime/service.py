@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -18,10 +17,11 @@ from miniroom.rooms.mentions import plain_mentions
 from miniroom.rooms.policy import RoomPolicy, RoomState, room_policy, room_thread_modes
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content
+from miniroom.rooms.runtime.ledger import TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
 from miniroom.rooms.runtime.room_view import member_name, related_events, thread_state
 from miniroom.rooms.runtime.router import Router
-from miniroom.rooms.runtime.state_store import AnsweredStore, PendingStore, ThreadModeStore
+from miniroom.rooms.runtime.state_store import ThreadModeStore
 from miniroom.rooms.runtime.turn_queue import TurnKey, TurnQueue
 from miniroom.rooms.runtime.turns import Turn, TurnRunner
 from miniroom.rooms.thread_mode import RoomRef
@@ -49,19 +49,16 @@ class RoomRuntime:
         env = os.environ if env is None else env
         tracking = data_dir / "tracking"
         self.thread_modes = ThreadModeStore(tracking)
-        self.answered = AnsweredStore(tracking)
-        self.pending = PendingStore(tracking)
+        self.ledger = TurnLedger(tracking)
         factory = AgentFactory(config, data_dir, env)
         self.turns = TurnRunner(
-            transport, factory, self.answered, mentions=self._agents_mentioned, edit_interval=edit_interval
+            transport, factory, self.ledger, mentions=self._agents_mentioned, edit_interval=edit_interval
         )
         self.router = Router(config, env)
         self.queue = TurnQueue()
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}
         self._newest_edits: dict[str, RoomEvent] = {}
-        self._turns_of: Counter[str] = Counter()  # event id -> its turns queued or running
-        self._in_flight: set[tuple[str, str]] = set()  # (event id, agent) of those turns
         self._stopping = False
 
     async def start(self) -> None:
@@ -75,8 +72,22 @@ class RoomRuntime:
             room_id = self.transport.room_id(key)
             if room_id is not None:
                 self._room_keys[room_id] = key
-        for raw in self.pending.events():  # turns a stop cut short; what was answered meanwhile is skipped
+        self._resume_turns()
+        for raw in self.ledger.pending_events():  # what a stop cut short; anything answered is skipped
             await self._handle_safely(raw)
+
+    def _resume_turns(self) -> None:
+        """Run again the turns a stop or a crash cut short: each finishes the reply it had posted."""
+        for record in self.ledger.unfinished():
+            if record.turn.agent in self.config.agents:
+                self._submit(record.turn)
+                continue
+            log.warning(
+                "Not finishing the reply of %s to %s: no agent of that name is configured any more",
+                record.turn.agent,
+                record.turn.event_id,
+            )
+            self.ledger.complete(record.turn, None)
 
     async def serve(self) -> None:
         """Handle every event the transport delivers, in order, until `stop`; nothing else ends it."""
@@ -117,7 +128,7 @@ class RoomRuntime:
             return  # our own echoes: hand-offs are taken from a reply's final text instead
         if not event.is_edit and not event.is_message:
             return
-        self.pending.add(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
+        self.ledger.receive(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
         try:
             if event.is_edit:
                 await self._on_edit(event)
@@ -126,8 +137,8 @@ class RoomRuntime:
             else:
                 await self._on_message(event)
         finally:
-            if not self._turns_of[event.event_id] and not self._stopping:
-                self.pending.done(event.event_id)
+            if not self._stopping:
+                self.ledger.release(event.event_id)
 
     # Messages
 
@@ -136,9 +147,7 @@ class RoomRuntime:
         decision = await self._decide(event, conversation)
         routing = decision.routing
         # A message delivered again after a restart was routed already: its answer is on record.
-        if routing is not None and not any(
-            self.answered.answered(event.event_id, n) for n in routing.candidates
-        ):
+        if routing is not None and not any(self.ledger.taken(event.event_id, n) for n in routing.candidates):
             chosen = await self.router.choose(routing.candidates, event.body or "")
             decision = decision.route_to(chosen)
         prompt = f"{await self.sender_name(event.room_id, event.sender)}: {event.body}"
@@ -153,15 +162,13 @@ class RoomRuntime:
 
     def _submit_responders(self, decision: RoomDecision, event_id: str, prompt: str, handoffs: int) -> None:
         for name, outcome in decision.decisions.items():
-            if isinstance(outcome, Respond) and not self.answered.answered(event_id, name):
+            if isinstance(outcome, Respond) and not self.ledger.answered(event_id, name):
                 turn = Turn(name, outcome.conversation, event_id, prompt, handoffs=handoffs)
                 self._submit(turn)
 
     def _submit(self, turn: Turn) -> None:
-        if (turn.event_id, turn.agent) in self._in_flight:
+        if not self.ledger.claim(turn):
             return  # delivered again (e.g. replayed at start) while its turn is still queued or running
-        self._in_flight.add((turn.event_id, turn.agent))
-        self._turns_of[turn.event_id] += 1
         if self._stopping:
             return  # the event stays pending: its turn runs after the next start
         key = TurnKey(turn.agent, turn.conversation.room_id, turn.conversation.thread_root)
@@ -176,14 +183,7 @@ class RoomRuntime:
             raise
         finally:
             if not cancelled:
-                self._turn_ended(turn)
-
-    def _turn_ended(self, turn: Turn) -> None:
-        self._in_flight.discard((turn.event_id, turn.agent))
-        self._turns_of[turn.event_id] -= 1
-        if self._turns_of[turn.event_id] <= 0:
-            del self._turns_of[turn.event_id]
-            self.pending.done(turn.event_id)
+                self.ledger.unclaim(turn)
 
     async def _answer(self, turn: Turn) -> None:
         outcome = await self.turns.run(turn, self.agent_name(turn.agent))
@@ -214,7 +214,7 @@ class RoomRuntime:
             edit,
             policy=self.policy,
             get_event=related.get,
-            agent_replies=self.answered.replies,
+            agent_replies=self.ledger.replies,
             newest_edit=self._newest_edits.get(target),
         )
         if not regenerations:
@@ -225,7 +225,7 @@ class RoomRuntime:
         room = await self._room_state(edit.room_id)
         who = await self.sender_name(edit.room_id, edit.sender)
         for regeneration in regenerations:
-            if self.answered.answered(edit.event_id, regeneration.agent):
+            if self.ledger.answered(edit.event_id, regeneration.agent):
                 continue
             prompt = f"{who} edited the message you answered; answer it as it now reads:\n{regeneration.body}"
             where = reply_conversation(original, conversation, room.thread_mode(regeneration.agent))
@@ -236,7 +236,7 @@ class RoomRuntime:
 
     async def _on_command(self, event: RoomEvent) -> None:
         command = parse_command(event.body)
-        if command is None or self.answered.answered(event.event_id):
+        if command is None or self.ledger.answered(event.event_id):
             return
         replier = await self._command_replier(event.room_id)
         if replier is None:
@@ -255,8 +255,9 @@ class RoomRuntime:
         )
         content["msgtype"] = "m.notice"
         sender = self.transport.agent_user_id(replier)
-        reply_id = await self.transport.send(sender, event.room_id, MESSAGE_EVENT, content)
-        self.answered.record(event.event_id, replier, reply_id)
+        txn_id = transaction_id(event.event_id, replier, "command")
+        reply_id = await self.transport.send(sender, event.room_id, MESSAGE_EVENT, content, txn_id=txn_id)
+        self.ledger.record_reply(event.event_id, replier, reply_id)
 
     async def _command_replier(self, room_id: str) -> str | None:
         """The first configured agent that has joined the room answers its commands."""
