@@ -43,15 +43,18 @@ class RoomRuntime:
         data_dir: Path,
         *,
         env: Mapping[str, str] | None = None,
+        project_dir: Path | None = None,
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
     ) -> None:
+        """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
+        (default: the data folder's parent, where `miniroom_data/` usually sits beside config.yaml)."""
         self.config, self.transport, self.data_dir = config, transport, data_dir
         env = os.environ if env is None else env
         tracking = data_dir / "tracking"
         self.thread_modes = ThreadModeStore(tracking)
         self.answered = AnsweredStore(tracking)
         self.pending = PendingStore(tracking)
-        factory = AgentFactory(config, data_dir, env)
+        factory = AgentFactory(config, data_dir, env, project_dir or data_dir.parent)
         self.turns = TurnRunner(
             transport, factory, self.answered, mentions=self._agents_mentioned, edit_interval=edit_interval
         )
