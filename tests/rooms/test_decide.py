@@ -324,3 +324,13 @@ def test_agent_without_display_name_is_found_by_its_name() -> None:
         parse_event(message("@ops restart")), the_policy, room(the_policy, agents=("@bot_ops:example.org",))
     )
     assert result.responders == ("ops",)
+
+
+def test_a_joined_agent_config_puts_in_other_rooms_stays_silent_here() -> None:
+    result = _decide(message("anyone?"), configured_agents=frozenset({"coder", "absent"}))
+    assert result.responders == ("coder",)
+    assert {name: _summary(result.decisions[name]) for name in ("helper", "writer", "absent")} == {
+        "helper": "silent not_in_room",
+        "writer": "silent not_in_room",
+        "absent": "silent not_in_room",
+    }

@@ -22,7 +22,7 @@ class SilenceReason(enum.Enum):
     EDIT = "edit"  # edits go through `regenerate_on_edit` instead
     COMMAND = "command"  # `!` commands are answered by `commands`, never by agents
     OWN_MESSAGE = "own_message"
-    NOT_IN_ROOM = "not_in_room"  # configured, but not joined to this room
+    NOT_IN_ROOM = "not_in_room"  # not joined to this room, or config.yaml puts it in other rooms
     SENDER_NOT_ALLOWED = "sender_not_allowed"  # reply permissions exclude the sender
     FROM_AGENT = "from_agent"  # agents answer agents only when handed off to by a trailing mention
     OTHER_AGENT_MENTIONED = "other_agent_mentioned"  # rule 1: someone else was tagged
@@ -193,12 +193,12 @@ class _Builder:
 
     def eligible(self) -> list[AgentPolicy]:
         """Agents that may answer this sender here; the others get their reason now."""
-        sender, joined = self.event.sender, self.room.joined
+        sender = self.event.sender
         eligible = []
         for agent in self.policy.agents:
             if agent.user_id == sender:
                 self.decisions[agent.name] = Silent(SilenceReason.OWN_MESSAGE)
-            elif agent.user_id not in joined:
+            elif not self.room.hosts(agent):
                 self.decisions[agent.name] = Silent(SilenceReason.NOT_IN_ROOM)
             elif not agent.may_reply_to(sender):
                 self.decisions[agent.name] = Silent(SilenceReason.SENDER_NOT_ALLOWED)

@@ -81,9 +81,16 @@ class RoomState:
     thread_modes: Mapping[str, ThreadMode] = field(default_factory=dict)
     # Agents plus members (`RoomPolicy.mention_index`); None matches plain `@name` text against agents only.
     mentions: MentionIndex | None = None
+    # The agents config.yaml puts in this room; None for a room it does not list (e.g. one joined by invite).
+    configured_agents: frozenset[str] | None = None
 
     def thread_mode(self, agent: str) -> ThreadMode:
         return self.thread_modes.get(agent, DEFAULT_THREAD_MODE)
+
+    def hosts(self, agent: AgentPolicy) -> bool:
+        """Whether `agent` belongs here: joined, and listed for the room when config.yaml lists the room."""
+        listed = self.configured_agents is None or agent.name in self.configured_agents
+        return listed and agent.user_id in self.joined
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +127,14 @@ def room_policy(
     return RoomPolicy(
         agents=agents, bot_accounts=frozenset(config.bot_accounts), service_accounts=service_accounts
     )
+
+
+def room_agents(config: RoomsConfig) -> dict[str, tuple[str, ...]]:
+    """Each configured room's agents (room key -> agent names): those whose `rooms:` names it."""
+    return {
+        key: tuple(name for name, agent in config.agents.items() if key in agent.rooms)
+        for key in config.rooms
+    }
 
 
 def room_thread_modes(

@@ -15,7 +15,7 @@ from miniroom.rooms.conversation import Conversation, resolve_conversation
 from miniroom.rooms.decide import Respond, RoomDecision, decide, regenerate_on_edit, reply_conversation
 from miniroom.rooms.events import RoomEvent, parse_event
 from miniroom.rooms.mentions import plain_mentions
-from miniroom.rooms.policy import RoomPolicy, RoomState, room_policy, room_thread_modes
+from miniroom.rooms.policy import RoomPolicy, RoomState, room_agents, room_policy, room_thread_modes
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
@@ -62,6 +62,7 @@ class RoomRuntime:
         self.queue = TurnQueue()
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}
+        self._room_agents = room_agents(config)
         self._newest_edits: dict[str, RoomEvent] = {}
         self._turns_of: Counter[str] = Counter()  # event id -> its turns queued or running
         self._in_flight: set[tuple[str, str]] = set()  # (event id, agent) of those turns
@@ -71,7 +72,7 @@ class RoomRuntime:
         """Sign the agents in, join the rooms, and build the policy from their user ids."""
         agents = {name: agent.display_name or name for name, agent in self.config.agents.items()}
         rooms = {key: room.alias for key, room in self.config.rooms.items()}
-        await self.transport.start(agents, rooms)
+        await self.transport.start(agents, rooms, self._room_agents)
         user_ids = {name: self.transport.agent_user_id(name) for name in self.config.agents}
         self.policy = room_policy(self.config, user_ids)
         for key in self.config.rooms:
@@ -262,9 +263,9 @@ class RoomRuntime:
         self.answered.record(event.event_id, replier, reply_id)
 
     async def _command_replier(self, room_id: str) -> str | None:
-        """The first configured agent that has joined the room answers its commands."""
-        joined = await self.transport.joined_members(room_id)
-        return next((agent.name for agent in self.policy.agents if agent.user_id in joined), None)
+        """The first configured agent that belongs in the room answers its commands."""
+        room = await self._room_state(room_id)
+        return next((agent.name for agent in self.policy.agents if room.hosts(agent)), None)
 
     # Room facts
 
@@ -279,7 +280,8 @@ class RoomRuntime:
             self.config, RoomRef(room_id, key, alias), self.thread_modes.get(room_id)
         )
         joined = frozenset(await self.transport.joined_members(room_id))
-        return RoomState(room_id, joined, modes)
+        configured = frozenset(self._room_agents[key]) if key is not None else None
+        return RoomState(room_id, joined, modes, configured_agents=configured)
 
     def _agents_mentioned(self, text: str) -> tuple[str, ...]:
         return plain_mentions(text, self.policy.agent_mentions)
