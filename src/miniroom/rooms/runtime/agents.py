@@ -11,7 +11,7 @@ from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.profile import parse_variables
 from miniroom.engine.agent import Agent
 from miniroom.engine.session import directory_for_cwd
-from miniroom.llm.registry import agent_dir_from_env
+from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.rooms.config import AgentConfig, RoomsConfig
 from miniroom.rooms.conversation import Conversation
 
@@ -36,6 +36,22 @@ def model_choice(config: RoomsConfig, alias: str | None, env: Mapping[str, str])
         return ModelChoice(None, {}, env)
     variables = parse_variables(entry.variables)
     return ModelChoice(entry.model, variables, {**env, **variables})
+
+
+def model_problems(config: RoomsConfig, env: Mapping[str, str]) -> list[str]:
+    """Why an agent's model (or the configured router's) cannot be used, e.g. no API key; one line each."""
+    users = {f"Agent {name}": agent.model or config.defaults.model for name, agent in config.agents.items()}
+    if config.router.model:
+        users["The router"] = config.router.model
+    problems = []
+    for user, alias in users.items():
+        choice = model_choice(config, alias, env)
+        try:
+            resolve_model(choice.name, choice.env, agent_dir_from_env(choice.env))
+        except ModelConfigError as error:
+            named = f" (model alias {alias})" if alias else ""
+            problems.append(f"{user}{named}: {error} Until then its model requests fail.")
+    return problems
 
 
 def safe_name(name: str) -> str:
