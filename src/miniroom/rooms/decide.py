@@ -20,6 +20,7 @@ class SilenceReason(enum.Enum):
 
     NOT_A_MESSAGE = "not_a_message"  # reactions, redactions, state events, malformed events
     EDIT = "edit"  # edits go through `regenerate_on_edit` instead
+    NOT_TEXT = "not_text"  # images, files, audio and video: agents read typed text only
     COMMAND = "command"  # `!` commands are answered by `commands`, never by agents
     OWN_MESSAGE = "own_message"
     NOT_IN_ROOM = "not_in_room"  # not joined to this room, or config.yaml puts it in other rooms
@@ -168,6 +169,8 @@ def _blanket_silence(event: RoomEvent) -> SilenceReason | None:
         return SilenceReason.EDIT
     if not event.is_message:
         return SilenceReason.NOT_A_MESSAGE
+    if not event.is_text:
+        return SilenceReason.NOT_TEXT
     if is_command(event.body):
         return SilenceReason.COMMAND
     return None

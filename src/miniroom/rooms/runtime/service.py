@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 MAX_HANDOFFS = 5
 RECONNECT_DELAYS = (1.0, 30.0)  # seconds: the first wait after a transport failure, and the longest
 COMMAND_REPLIER_NOT_JOINED = "No agent has joined %s, so the command %s goes unanswered"
+NOT_TEXT_IGNORED = "Ignoring a %s message from %s in %s (%s): agents read typed text only"
 
 
 class RoomRuntime:
@@ -120,6 +121,9 @@ class RoomRuntime:
         if event.sender in self.policy.agents_by_user_id:
             return  # our own echoes: hand-offs are taken from a reply's final text instead
         if not event.is_edit and not event.is_message:
+            return
+        if event.is_message and not event.is_text:
+            log.warning(NOT_TEXT_IGNORED, event.msgtype, event.sender, event.room_id, event.event_id)
             return
         self.pending.add(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
         try:
