@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -341,3 +341,14 @@ def test_a_joined_agent_config_puts_in_other_rooms_stays_silent_here() -> None:
         "writer": "silent not_in_room",
         "absent": "silent not_in_room",
     }
+
+
+def test_mentioning_ones_own_other_account_is_not_mentioning_another_person() -> None:
+    alias = "@alice_tg:example.org"
+    base = policy()
+    aliased = RoomPolicy(agents=base.agents, bot_accounts=base.bot_accounts, human_aliases={alias: ALICE})
+    members = room(aliased, agents=(HELPER,))
+    joined = replace(members, joined=members.joined | {alias})
+    event = parse_event(message("note to self", **mentions(alias)))
+    assert decide(event, aliased, joined).responders == ("helper",)
+    assert decide(event, base, joined).responders == ()

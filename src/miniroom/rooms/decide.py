@@ -177,9 +177,11 @@ def _blanket_silence(event: RoomEvent) -> SilenceReason | None:
 
 
 def _mentions_other_people(mentions: Iterable[str], sender: str, policy: RoomPolicy, room: RoomState) -> bool:
-    """Rule 5: tagged joined users that are not agents, bots or the sender; absent users do not count."""
+    """Rule 5: tagged joined users that are not agents, bots or the sender (by any of their accounts);
+    absent users do not count."""
+    sender = policy.person(sender)
     return any(
-        user_id in room.joined and user_id not in policy.not_humans and user_id != sender
+        user_id in room.joined and user_id not in policy.not_humans and policy.person(user_id) != sender
         for user_id in mentions
     )
 

@@ -56,12 +56,16 @@ class RoomPolicy:
         object.__setattr__(self, "not_humans", not_humans)
         object.__setattr__(self, "agent_mentions", MentionIndex.build(_agent_names(self.agents)))
 
+    def person(self, user_id: str) -> str:
+        """The main id of the person `user_id` belongs to (itself unless it is a configured alias)."""
+        return self.human_aliases.get(user_id, user_id)
+
     def count_humans(self, user_ids: Iterable[str], limit: int = 2) -> int:
         """Distinct people among `user_ids` (agents, bots and service accounts excluded), up to `limit`."""
         people: set[str] = set()
         for user_id in user_ids:
             if user_id not in self.not_humans:
-                people.add(self.human_aliases.get(user_id, user_id))
+                people.add(self.person(user_id))
                 if len(people) >= limit:
                     break
         return len(people)
@@ -124,8 +128,12 @@ def room_policy(
         )
         for name, agent in config.agents.items()
     )
+    aliases = {alias: person for person, others in config.human_aliases.items() for alias in others}
     return RoomPolicy(
-        agents=agents, bot_accounts=frozenset(config.bot_accounts), service_accounts=service_accounts
+        agents=agents,
+        bot_accounts=frozenset(config.bot_accounts),
+        service_accounts=service_accounts,
+        human_aliases=aliases,
     )
 
 
