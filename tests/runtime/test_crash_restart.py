@@ -45,10 +45,10 @@ def kill_once_the_reply_is_posted(serve: ServeProcess) -> dict[str, Any]:
     return reply
 
 
-def prompts_in_sessions(data_dir: Path) -> list[str]:
-    """The text of every user message stored in any of the agents' session files."""
+def prompts_in_sessions(agent_dir: Path) -> list[str]:
+    """The text of every user message stored in any session file under MINI_AGENT_DIR."""
     found = []
-    for path in (data_dir / "sessions").rglob("*.jsonl"):
+    for path in (agent_dir / "agent-sessions").rglob("*.jsonl"):
         for line in path.read_text(encoding="utf-8").splitlines():
             message = json.loads(line).get("message") or {}
             if message.get("role") == "user":
@@ -65,7 +65,7 @@ def test_a_reply_cut_off_by_a_kill_is_finished_in_place_after_the_restart(
     serve.wait_for(lambda: turn_state(serve.shown(reply)) == "done", "the reply to be finished")
     assert serve.shown(reply)["body"] == WHOLE
     assert serve.replies_by(HELPER) == [reply], "the restart posted a second reply"
-    assert prompts_in_sessions(tmp_path / "miniroom_data") == [PROMPT], "the prompt was stored again"
+    assert prompts_in_sessions(tmp_path / "mini") == [PROMPT], "the prompt was stored again"
     rerun = provider.requests[-1].body["messages"]
     assert [message["role"] for message in rerun] == ["user"], "the model saw the cut-off attempt"
     # The page's post, repeated with its transaction id after the crash, is the same message, not a new one.

@@ -72,10 +72,12 @@ class Session:
         return str(self.header.get("cwd", ""))
 
     @classmethod
-    def create(cls, directory: Path, cwd: Path, file_name: str | None = None) -> Session:
+    def create(
+        cls, directory: Path, cwd: Path, file_name: str | None = None, *, session_id: str | None = None
+    ) -> Session:
         """A new session file in `directory`, named by its start time and id unless `file_name` is given."""
         directory.mkdir(parents=True, exist_ok=True)
-        session_id = str(uuid.uuid4())
+        session_id = session_id or str(uuid.uuid4())
         stamp = _now_iso().replace(":", "-").replace(".", "-")
         path = directory / (file_name or f"{stamp}_{session_id}.jsonl")
         header = {

@@ -14,7 +14,7 @@ from miniroom.rooms.conversation import Conversation, resolve_conversation
 from miniroom.rooms.decide import Respond, RoomDecision, decide, regenerate_on_edit, reply_conversation
 from miniroom.rooms.events import RoomEvent, parse_event
 from miniroom.rooms.mentions import plain_mentions
-from miniroom.rooms.policy import RoomPolicy, RoomState, room_policy, room_thread_modes
+from miniroom.rooms.policy import RoomPolicy, RoomState, room_agents, room_policy, room_thread_modes
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content
 from miniroom.rooms.runtime.ledger import TurnLedger, transaction_id
@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 MAX_HANDOFFS = 5
 RECONNECT_DELAYS = (1.0, 30.0)  # seconds: the first wait after a transport failure, and the longest
 COMMAND_REPLIER_NOT_JOINED = "No agent has joined %s, so the command %s goes unanswered"
+NOT_TEXT_IGNORED = "Ignoring a %s message from %s in %s (%s): agents read typed text only"
 
 
 class RoomRuntime:
@@ -43,14 +44,17 @@ class RoomRuntime:
         data_dir: Path,
         *,
         env: Mapping[str, str] | None = None,
+        project_dir: Path | None = None,
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
     ) -> None:
+        """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
+        (default: the data folder's parent, where `miniroom_data/` usually sits beside config.yaml)."""
         self.config, self.transport, self.data_dir = config, transport, data_dir
         env = os.environ if env is None else env
         tracking = data_dir / "tracking"
         self.thread_modes = ThreadModeStore(tracking)
         self.ledger = TurnLedger(tracking)
-        factory = AgentFactory(config, data_dir, env)
+        factory = AgentFactory(config, data_dir, env, project_dir or data_dir.parent)
         self.turns = TurnRunner(
             transport, factory, self.ledger, mentions=self._agents_mentioned, edit_interval=edit_interval
         )
@@ -58,6 +62,7 @@ class RoomRuntime:
         self.queue = TurnQueue()
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}
+        self._room_agents = room_agents(config)
         self._newest_edits: dict[str, RoomEvent] = {}
         self._stopping = False
 
@@ -65,7 +70,7 @@ class RoomRuntime:
         """Sign the agents in, join the rooms, and build the policy from their user ids."""
         agents = {name: agent.display_name or name for name, agent in self.config.agents.items()}
         rooms = {key: room.alias for key, room in self.config.rooms.items()}
-        await self.transport.start(agents, rooms)
+        await self.transport.start(agents, rooms, self._room_agents)
         user_ids = {name: self.transport.agent_user_id(name) for name in self.config.agents}
         self.policy = room_policy(self.config, user_ids)
         for key in self.config.rooms:
@@ -127,6 +132,9 @@ class RoomRuntime:
         if event.sender in self.policy.agents_by_user_id:
             return  # our own echoes: hand-offs are taken from a reply's final text instead
         if not event.is_edit and not event.is_message:
+            return
+        if event.is_message and not event.is_text:
+            log.warning(NOT_TEXT_IGNORED, event.msgtype, event.sender, event.room_id, event.event_id)
             return
         self.ledger.receive(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
         try:
@@ -260,9 +268,9 @@ class RoomRuntime:
         self.ledger.record_reply(event.event_id, replier, reply_id)
 
     async def _command_replier(self, room_id: str) -> str | None:
-        """The first configured agent that has joined the room answers its commands."""
-        joined = await self.transport.joined_members(room_id)
-        return next((agent.name for agent in self.policy.agents if agent.user_id in joined), None)
+        """The first configured agent that belongs in the room answers its commands."""
+        room = await self._room_state(room_id)
+        return next((agent.name for agent in self.policy.agents if room.hosts(agent)), None)
 
     # Room facts
 
@@ -277,7 +285,8 @@ class RoomRuntime:
             self.config, RoomRef(room_id, key, alias), self.thread_modes.get(room_id)
         )
         joined = frozenset(await self.transport.joined_members(room_id))
-        return RoomState(room_id, joined, modes)
+        configured = frozenset(self._room_agents[key]) if key is not None else None
+        return RoomState(room_id, joined, modes, configured_agents=configured)
 
     def _agents_mentioned(self, text: str) -> tuple[str, ...]:
         return plain_mentions(text, self.policy.agent_mentions)

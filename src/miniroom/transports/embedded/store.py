@@ -100,6 +100,11 @@ class RoomStore:
             _require_room(connection, room_id)
             _add_member(connection, room_id, user_id, display_name, power_level)
 
+    def leave(self, room_id: str, user_id: str) -> None:
+        """`user_id` is no longer a member of the room (nothing happens when it was not one)."""
+        with self._write() as connection:
+            connection.execute("DELETE FROM members WHERE room_id = ? AND user_id = ?", (room_id, user_id))
+
     def rooms(self) -> list[Room]:
         with self._read() as connection:
             return [_room(row) for row in connection.execute("SELECT * FROM rooms ORDER BY created_ts, name")]
