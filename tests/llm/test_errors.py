@@ -1,4 +1,4 @@
-"""Every way a request fails ends in one StreamDone with a typed ProviderError and a message for people."""
+"""Every way a request fails ends in one StreamDone with a typed ProviderFailure and a message for people."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from miniroom.engine.retry_policy import RetryPolicy
 from miniroom.engine.session import Session
 from miniroom.engine.tool import DEFAULT_TOOL_CALL_TIMEOUT, Tool, ToolContext, ToolError, ToolResult
 from miniroom.llm import events as llm_events
-from miniroom.llm.errors import ErrorKind, ProviderError
+from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.http import make_client
 from miniroom.llm.messages import (
     AssistantMessage,
@@ -118,7 +118,9 @@ class Agent:
             if self._aborted:
                 return self._end_turn(message, turn_usage, None)
 
-    def _end_turn(self, message: AssistantMessage, usage: Usage, error: ProviderError | None) -> ev.TurnEnded:
+    def _end_turn(
+        self, message: AssistantMessage, usage: Usage, error: ProviderFailure | None
+    ) -> ev.TurnEnded:
         ended = ev.TurnEnded(message, usage, error, aborted=self._aborted)
         self._emit(ended)
         return ended
@@ -137,7 +139,7 @@ class Agent:
         finally:
             self._inner = None
 
-    async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderError | None]:
+    async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         """One model answer: compacting first when the context is full, retrying transient failures."""
         if needs_compaction(self.messages, self.config.model.context_window, self._usage_valid_from):
             await self.compact("threshold", turn_usage)
@@ -166,7 +168,7 @@ class Agent:
                 return self._aborted_message(""), None
             attempt += 1
 
-    async def _attempt(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderError | None]:
+    async def _attempt(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         partial: list[str] = []
         context = Context(
             self.config.system_prompt, model_context(self.messages), [tool.spec for tool in self.config.tools]

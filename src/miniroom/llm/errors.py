@@ -31,7 +31,7 @@ RETRYABLE = frozenset(
 
 
 @dataclass(frozen=True)
-class ProviderError:
+class ProviderFailure:
     kind: ErrorKind
     message: str  # for people: what happened and, where we know it, what to do
     status: int | None = None

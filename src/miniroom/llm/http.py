@@ -1,4 +1,4 @@
-"""The HTTP side shared by both protocols: the client, and turning failures into typed `ProviderError`s."""
+"""The HTTP side shared by both protocols: the client, and turning failures into typed `ProviderFailure`s."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from miniroom.llm.errors import ErrorKind, ProviderError
+from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.model import Model
 from miniroom.llm.providers import get_template
 
@@ -49,21 +49,23 @@ def request_timeout(read_timeout: float) -> httpx.Timeout:
     return httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT)
 
 
-def error_from_status(model: Model, status: int, body: bytes) -> ProviderError:
+def failure_from_status(model: Model, status: int, body: bytes) -> ProviderFailure:
     """An HTTP error response, classified by status, the provider's error type and its reason."""
     error_type, reason = _read_error_body(body)
-    return classify_error(model, status, error_type, reason, status=status)
+    return classify_failure(model, status, error_type, reason, status=status)
 
 
-def error_from_payload(model: Model, payload: Any) -> ProviderError:
+def failure_from_payload(model: Model, payload: Any) -> ProviderFailure:
     """An error reported inside a reply: Anthropic's `error` event or OpenAI's `{"error": ...}` chunk."""
     error_type, reason = _error_fields(payload)
-    return classify_error(model, _STATUS_OF_ERROR_TYPE.get(error_type, 500), error_type, reason, status=None)
+    return classify_failure(
+        model, _STATUS_OF_ERROR_TYPE.get(error_type, 500), error_type, reason, status=None
+    )
 
 
-def classify_error(
+def classify_failure(
     model: Model, code: int, error_type: str, reason: str, status: int | None
-) -> ProviderError:
+) -> ProviderFailure:
     """`code` is the HTTP status or what the provider's error type stands for; `status` is what we report."""
     provider = model.provider
     reason = reason or error_type or "no reason given"
@@ -71,31 +73,31 @@ def classify_error(
         message = (
             f"{provider} says the account is out of quota or credit: {reason}. Check its plan and billing."
         )
-        return ProviderError(ErrorKind.QUOTA, message, status)
+        return ProviderFailure(ErrorKind.QUOTA, message, status)
     if code == 429:
         message = f"{provider} rate limit reached: {reason}. Wait a moment, or send fewer requests."
-        return ProviderError(ErrorKind.RATE_LIMIT, message, status)
+        return ProviderFailure(ErrorKind.RATE_LIMIT, message, status)
     if code in (503, 529) or error_type == "overloaded_error":
-        return ProviderError(
+        return ProviderFailure(
             ErrorKind.OVERLOADED, f"{provider} is overloaded: {reason}. Try again later.", status
         )
     if code in (401, 403):
-        return ProviderError(ErrorKind.AUTH, _auth_message(model, reason), status)
+        return ProviderFailure(ErrorKind.AUTH, _auth_message(model, reason), status)
     if code in (400, 413) and _CONTEXT_OVERFLOW.search(reason):
         message = (
             f"the conversation is too long for {model.ref} (context window {model.context_window} tokens): "
             f"{reason}. Compact the session or start a new one."
         )
-        return ProviderError(ErrorKind.CONTEXT_OVERFLOW, message, status)
+        return ProviderFailure(ErrorKind.CONTEXT_OVERFLOW, message, status)
     if code >= 500:
-        return ProviderError(ErrorKind.SERVER, f"{provider} server error: {reason}", status)
+        return ProviderFailure(ErrorKind.SERVER, f"{provider} server error: {reason}", status)
     hint = f" Check the model id {model.id!r} and the base URL {model.base_url}." if code == 404 else ""
-    return ProviderError(ErrorKind.BAD_REQUEST, f"{provider} rejected the request: {reason}.{hint}", status)
+    return ProviderFailure(ErrorKind.BAD_REQUEST, f"{provider} rejected the request: {reason}.{hint}", status)
 
 
-def error_from_exception(
+def failure_from_exception(
     model: Model, exc: httpx.HTTPError | httpx.InvalidURL, read_timeout: float
-) -> ProviderError:
+) -> ProviderFailure:
     """A transport failure: the host could not be reached, the reply stalled, or the connection broke."""
     where = model.base_url
     detail = str(exc) or type(exc).__name__
@@ -115,18 +117,18 @@ def error_from_exception(
         message = f"the base URL {where} is not a valid http(s) URL ({detail}): fix the model's baseUrl."
     else:
         message = f"the connection to {where} broke during the reply ({detail}); the reply is incomplete."
-    return ProviderError(ErrorKind.CONNECTION, message)
+    return ProviderFailure(ErrorKind.CONNECTION, message)
 
 
-def truncated_connection_error(model: Model) -> ProviderError:
+def truncated_connection_failure(model: Model) -> ProviderFailure:
     message = (
         f"the connection to {model.base_url} closed before the reply was complete; the reply is incomplete."
     )
-    return ProviderError(ErrorKind.CONNECTION, message)
+    return ProviderFailure(ErrorKind.CONNECTION, message)
 
 
-def protocol_error(model: Model, problem: str) -> ProviderError:
-    return ProviderError(
+def protocol_failure(model: Model, problem: str) -> ProviderFailure:
+    return ProviderFailure(
         ErrorKind.PROTOCOL, f"could not understand the reply from {model.base_url}: {problem}"
     )
 

@@ -12,17 +12,17 @@ import httpx
 from miniroom.llm import anthropic, openai
 from miniroom.llm.events import StreamEvent
 from miniroom.llm.http import (
-    error_from_exception,
-    error_from_status,
+    failure_from_exception,
+    failure_from_status,
     make_client,
-    protocol_error,
+    protocol_failure,
     request_timeout,
-    truncated_connection_error,
+    truncated_connection_failure,
 )
 from miniroom.llm.messages import Context
 from miniroom.llm.model import Api, Model
 from miniroom.llm.sse import iter_sse
-from miniroom.llm.wire import MessageAssembler, ProtocolFailure, ReplyParser, RequestOptions, WireProtocol
+from miniroom.llm.wire import MessageAssembler, ProtocolError, ReplyParser, RequestOptions, WireProtocol
 
 __all__ = ["RequestOptions", "make_client", "stream_response"]
 
@@ -44,7 +44,7 @@ async def stream_response(
     options: RequestOptions | None = None,
     client: httpx.AsyncClient | None = None,
 ) -> AsyncGenerator[StreamEvent, None]:
-    """Deltas in arrival order, then exactly one StreamDone carrying the message and any ProviderError.
+    """Deltas in arrival order, then exactly one StreamDone carrying the message and any ProviderFailure.
 
     Cancelling the consuming task closes the response and propagates. Pass a shared `client` (see
     `make_client`) to reuse connections; without one, a client is opened for this request only."""
@@ -77,19 +77,19 @@ async def _exchange(
             timeout=request_timeout(options.timeout),
         ) as response:
             if response.is_error:
-                yield assembler.fail(error_from_status(model, response.status_code, await response.aread()))
+                yield assembler.fail(failure_from_status(model, response.status_code, await response.aread()))
                 return
             async with aclosing(_read_reply(response, parser, model, options.stream)) as events:
                 async for event in events:
                     yield event
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        yield assembler.fail(error_from_exception(model, exc, options.timeout))
+        yield assembler.fail(failure_from_exception(model, exc, options.timeout))
         return
-    except ProtocolFailure as failure:
-        yield assembler.fail(failure.error)
+    except ProtocolError as error:
+        yield assembler.fail(error.failure)
         return
     if not parser.complete:
-        yield assembler.fail(truncated_connection_error(model))
+        yield assembler.fail(truncated_connection_failure(model))
         return
     yield assembler.done(parser.stop_reason)
 
@@ -117,5 +117,5 @@ def _parsed(model: Model, parse: Callable[[T], R], value: T, shown: str) -> R:
         return parse(value)
     except _SHAPE_ERRORS as exc:
         snippet = shown if len(shown) <= _SNIPPET else shown[:_SNIPPET] + "…"
-        error = protocol_error(model, f"{type(exc).__name__}: {exc} in {snippet!r}")
-        raise ProtocolFailure(error) from exc
+        failure = protocol_failure(model, f"{type(exc).__name__}: {exc} in {snippet!r}")
+        raise ProtocolError(failure) from exc

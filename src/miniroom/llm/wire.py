@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from miniroom.llm.errors import ErrorKind, ProviderError
+from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.events import (
     StreamDone,
     StreamEvent,
@@ -53,16 +53,16 @@ class WireRequest:
     body: dict[str, Any]
 
 
-class ProtocolFailure(Exception):
+class ProtocolError(Exception):
     """A failure found in a 200 reply: an error the provider reported inside it, or a reply we cannot read."""
 
-    def __init__(self, error: ProviderError) -> None:
-        super().__init__(str(error))
-        self.error = error
+    def __init__(self, failure: ProviderFailure) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
 
 
 class ReplyParser(Protocol):
-    """Reads one protocol's reply into a MessageAssembler; raises ProtocolFailure for a reported error."""
+    """Reads one protocol's reply into a MessageAssembler; raises ProtocolError for a reported error."""
 
     complete: bool  # the reply reached its end marker, so nothing is missing
     stop_reason: StopReason
@@ -199,7 +199,7 @@ class MessageAssembler:
         self.message.stop_reason = stop_reason
         return StreamDone(self.message)
 
-    def fail(self, error: ProviderError) -> StreamDone:
+    def fail(self, error: ProviderFailure) -> StreamDone:
         """Ends the reply with an error; tool calls whose arguments never completed are dropped, never run."""
         unfinished = {id(open_call.call) for open_call in self._open_tools.values()}
         self.message.content = [block for block in self.message.content if id(block) not in unfinished]
