@@ -121,3 +121,40 @@ def test_version_and_a_missing_command() -> None:
     assert bare.returncode == 2
     assert "run" in bare.stderr
     assert "serve" in bare.stderr
+
+
+@one_protocol
+def test_a_model_typo_fails_at_once_naming_the_url_and_the_model(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    # The default policy (ten attempts, a minute apart) applies: a retry would outlast the run's timeout.
+    provider.script(Reply.error(404, "not_found_error", "model: test-modle"), Reply(text="never sent"))
+    result = workspace.run("run", "--model", "scripted/test-modle", "hi")
+    assert result.returncode == 1
+    assert f"{provider.url}/v1/messages" in result.stderr
+    assert "for model test-modle" in result.stderr
+    assert "attempt 1 of" not in result.stderr
+    assert len(provider.requests) == 1
+
+
+@one_protocol
+def test_an_unknown_host_fails_at_once(workspace: Workspace) -> None:
+    workspace.env["MINI_BASE_URL"] = "http://no-such-host.invalid"
+    result = workspace.run("run", "hi")
+    assert result.returncode == 1
+    assert "the host no-such-host.invalid" in result.stderr
+    assert "attempt 1 of" not in result.stderr
+
+
+@one_protocol
+def test_the_retry_line_shows_the_wait_the_provider_asked_for(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    (workspace.project / ".miniroom").mkdir()
+    (workspace.project / ".miniroom" / "retry.yml").write_text("maxAttempts: 2\nretryIntervalSeconds: 1\n")
+    provider.script(Reply(status=429, headers={"retry-after": "2"}), Reply(text="made it"))
+    result = workspace.run("run", "hi")
+    assert result.returncode == 0, result.stderr
+    assert "attempt 1 of 2 failed" in result.stderr
+    assert "retrying in 2 s" in result.stderr
+    assert result.stdout == "made it\n"

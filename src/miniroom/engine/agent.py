@@ -20,7 +20,7 @@ from miniroom.engine.compaction import (
     needs_compaction,
     summary_request,
 )
-from miniroom.engine.retry_policy import RetryPolicy
+from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
 from miniroom.engine.tool import DEFAULT_TOOL_CALL_TIMEOUT, Tool, ToolContext, ToolError, ToolResult
 from miniroom.llm import events as llm_events
@@ -60,6 +60,14 @@ class AgentConfig:
 def model_context(messages: list[Message]) -> list[Message]:
     """What the model is sent: failed attempts and empty aborted answers stay in the session, not here."""
     return [m for m in messages if not (isinstance(m, AssistantMessage) and _left_out(m))]
+
+
+def _waited_too_long(failure: ProviderFailure, wait: float) -> ProviderFailure:
+    note = (
+        f" The provider asks to wait {wait:g} s before the next attempt, longer than the "
+        f"{MAX_RETRY_AFTER_SECONDS:g} s miniroom waits within a turn: try again later."
+    )
+    return replace(failure, message=failure.message + note)
 
 
 def _left_out(message: AssistantMessage) -> bool:
@@ -155,13 +163,14 @@ class Agent:
                     continue
             if not error.retryable or attempt >= policy.max_attempts:
                 return message, error
+            wait = policy.wait_before(error.retry_after)
+            if wait > MAX_RETRY_AFTER_SECONDS:
+                return message, _waited_too_long(error, wait)
             self._emit(
-                ev.RetryScheduled(
-                    self.config.model.ref, attempt, policy.max_attempts, str(error), policy.interval_seconds
-                )
+                ev.RetryScheduled(self.config.model.ref, attempt, policy.max_attempts, str(error), wait)
             )
             try:
-                await self._abortable(asyncio.sleep(policy.interval_seconds))
+                await self._abortable(asyncio.sleep(wait))
             except asyncio.CancelledError:
                 if not self._aborted:
                     raise

@@ -77,7 +77,11 @@ async def _exchange(
             timeout=request_timeout(options.timeout),
         ) as response:
             if response.is_error:
-                yield assembler.fail(failure_from_status(model, response.status_code, await response.aread()))
+                body = await response.aread()
+                failure = failure_from_status(
+                    model, request.url, response.status_code, body, response.headers
+                )
+                yield assembler.fail(failure)
                 return
             async with aclosing(_read_reply(response, parser, model, options.stream)) as events:
                 async for event in events:
