@@ -158,3 +158,25 @@ def test_the_retry_line_shows_the_wait_the_provider_asked_for(
     assert "attempt 1 of 2 failed" in result.stderr
     assert "retrying in 2 s" in result.stderr
     assert result.stdout == "made it\n"
+
+
+@pytest.mark.parametrize(
+    ("stall", "variable", "said"),
+    [
+        (Reply(text="never", silent=True), "MINI_PROFILE_FIRST_BYTE_TIMEOUT", "sent no response within 1 s"),
+        (Reply(text="never", ping_every=0.1), "MINI_PROFILE_IDLE_TIMEOUT", "sent no content for 1 s"),
+    ],
+    ids=["silent-server", "only-pings"],
+)
+def test_a_stalled_provider_is_abandoned_and_retried(
+    workspace: Workspace, provider: ScriptedProvider, stall: Reply, variable: str, said: str
+) -> None:
+    (workspace.project / ".miniroom").mkdir()
+    (workspace.project / ".miniroom" / "retry.yml").write_text("maxAttempts: 2\nretryIntervalSeconds: 1\n")
+    workspace.env[variable] = "1"
+    provider.script(stall, Reply(text="made it"))
+    result = workspace.run("run", "hi")
+    assert result.returncode == 0, result.stderr
+    (retry_line,) = [line for line in result.stderr.splitlines() if "attempt 1 of 2 failed" in line]
+    assert said in retry_line
+    assert result.stdout == "made it\n"

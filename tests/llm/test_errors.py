@@ -250,10 +250,47 @@ async def test_a_tool_call_cut_off_mid_arguments_is_dropped(provider: ScriptedPr
 
 
 @BOTH
-async def test_a_stalled_reply_times_out(provider: ScriptedProvider, make_model: ModelFactory) -> None:
+async def test_a_server_that_never_answers_fails_at_the_first_byte_timeout(
+    provider: ScriptedProvider, make_model: ModelFactory
+) -> None:
+    provider.script(Reply(text="never", silent=True))
+    model = make_model(provider)
+    _, done = await collect(model, options=RequestOptions(first_byte_timeout=0.3))
+    assert_failed(
+        done, ErrorKind.TIMEOUT, f"{model.base_url} sent no response within 0.3 s", "firstByteTimeout"
+    )
+    assert done.error is not None
+    assert done.error.retryable
+
+
+@BOTH
+async def test_a_stream_of_only_pings_fails_at_the_idle_timeout(
+    provider: ScriptedProvider, make_model: ModelFactory
+) -> None:
+    provider.script(Reply(text="never", ping_every=0.02))  # pings far more often than the idle timeout
+    _, done = await collect(make_model(provider), options=RequestOptions(idle_timeout=0.5))
+    assert_failed(done, ErrorKind.TIMEOUT, "sent no content for 0.5 s", "pings do not count", "idleTimeout")
+    assert len(provider.requests) == 1
+
+
+@BOTH
+async def test_a_reply_that_stalls_mid_way_fails_at_the_idle_timeout(
+    provider: ScriptedProvider, make_model: ModelFactory
+) -> None:
     provider.script(Reply(text="slow", delay=1.0))
-    _, done = await collect(make_model(provider), options=RequestOptions(timeout=0.2))
-    assert_failed(done, ErrorKind.TIMEOUT, "sent nothing for 0.2 s")
+    _, done = await collect(make_model(provider), options=RequestOptions(idle_timeout=0.2))
+    assert_failed(done, ErrorKind.TIMEOUT, "sent no content for 0.2 s")
+
+
+@BOTH
+async def test_content_restarts_the_idle_timeout(
+    provider: ScriptedProvider, make_model: ModelFactory
+) -> None:
+    # About 30 events 0.1 s apart: the whole reply takes three times the idle timeout, no gap comes near it.
+    provider.script(Reply(text="y" * 800, delay=0.1))
+    _, done = await collect(make_model(provider), options=RequestOptions(idle_timeout=1.0))
+    assert done.error is None
+    assert done.message.text == "y" * 800
 
 
 SSE = "text/event-stream"

@@ -123,6 +123,8 @@ def request_options(
         thinking_budget=settings.thinking_budget,
         max_tokens=settings.max_output_tokens,
         headers=session_headers(model, settings, session.id),
+        first_byte_timeout=settings.first_byte_timeout,
+        idle_timeout=settings.idle_timeout,
     )
 
 

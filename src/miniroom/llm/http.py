@@ -46,13 +46,13 @@ _CONTEXT_OVERFLOW = re.compile(
 )
 
 
+# Reads wait as long as the request's own first-byte and idle deadlines allow (see llm/stream.py).
+UNBOUNDED_READS = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
+
+
 def make_client() -> httpx.AsyncClient:
     """One client to share between requests; proxies come from HTTP(S)_PROXY, ALL_PROXY and NO_PROXY."""
-    return httpx.AsyncClient(trust_env=True, timeout=httpx.Timeout(600.0, connect=CONNECT_TIMEOUT))
-
-
-def request_timeout(read_timeout: float) -> httpx.Timeout:
-    return httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT)
+    return httpx.AsyncClient(trust_env=True, timeout=UNBOUNDED_READS)
 
 
 def failure_from_status(
@@ -146,9 +146,7 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     return max((when - datetime.now(UTC)).total_seconds(), 0.0)
 
 
-def failure_from_exception(
-    model: Model, exc: httpx.HTTPError | httpx.InvalidURL, read_timeout: float
-) -> ProviderFailure:
+def failure_from_exception(model: Model, exc: httpx.HTTPError | httpx.InvalidURL) -> ProviderFailure:
     """A transport failure: the host is unknown or unreachable, the reply stalled, or the connection broke."""
     where = model.base_url
     detail = str(exc) or type(exc).__name__
@@ -168,10 +166,7 @@ def failure_from_exception(
             f"cannot connect to {where} ({detail}): check the base URL, the network and any proxy settings."
         )
     elif isinstance(exc, httpx.TimeoutException):
-        message = (
-            f"{where} sent nothing for {read_timeout:g} s ({type(exc).__name__}); the reply was abandoned."
-        )
-        return ProviderFailure(ErrorKind.TIMEOUT, message)
+        return ProviderFailure(ErrorKind.TIMEOUT, f"{where} timed out ({detail}); the reply was abandoned.")
     elif isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         message = f"the base URL {where} is not a valid http(s) URL ({detail}): fix the model's baseUrl."
     else:
@@ -189,6 +184,23 @@ def _unknown_host(exc: BaseException) -> bool:
             return cause.errno != socket.EAI_AGAIN
         cause = cause.__cause__ or cause.__context__
     return False
+
+
+def stalled_failure(model: Model, seconds: float, started: bool) -> ProviderFailure:
+    """No response within the first-byte timeout, or no content within the idle timeout."""
+    where = model.base_url
+    if not started:
+        message = (
+            f"{where} sent no response within {seconds:g} s (the first-byte timeout); the attempt was "
+            "abandoned. For a provider this slow, raise firstByteTimeout (MINI_PROFILE_FIRST_BYTE_TIMEOUT)."
+        )
+    else:
+        message = (
+            f"{where} sent no content for {seconds:g} s (the idle timeout; keep-alive pings do not count); "
+            "the reply was abandoned. For a model that thinks this long in silence, raise idleTimeout "
+            "(MINI_PROFILE_IDLE_TIMEOUT)."
+        )
+    return ProviderFailure(ErrorKind.TIMEOUT, message)
 
 
 def truncated_connection_failure(model: Model) -> ProviderFailure:

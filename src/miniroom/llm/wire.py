@@ -43,7 +43,8 @@ class RequestOptions:
     max_tokens: int | None = None  # None: model.max_tokens
     headers: Mapping[str, str] = field(default_factory=dict)  # on top of model.headers
     stream: bool = True
-    timeout: float = 600.0  # read timeout in seconds; connecting has its own short timeout
+    first_byte_timeout: float = 60.0  # seconds for the response to start (connecting included)
+    idle_timeout: float = 180.0  # seconds without content (text, thinking, tool calls; pings do not count)
 
 
 @dataclass(frozen=True)

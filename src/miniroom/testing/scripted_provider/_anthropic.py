@@ -15,6 +15,7 @@ from miniroom.testing.scripted_provider._model import (
 )
 
 REQUEST_ID_HEADER = "request-id"
+PING = b'event: ping\ndata: {"type":"ping"}\n\n'
 
 
 def error_type(reply: Reply) -> str:

@@ -17,6 +17,7 @@ from miniroom.testing.scripted_provider._model import (
 
 REQUEST_ID_HEADER = "x-request-id"
 DONE = b"data: [DONE]\n\n"
+PING = b": keep-alive\n\n"  # an SSE comment, as compatible servers send while a reply is queued
 
 
 def error_type(reply: Reply) -> str:
