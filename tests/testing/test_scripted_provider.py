@@ -703,3 +703,12 @@ def test_command_line_serves_a_script(tmp_path: Path) -> None:
         finally:
             process.terminate()
         assert process.wait(timeout=5) == 0  # SIGTERM ends it cleanly
+
+
+def test_fragment_sets_the_size_of_the_streamed_pieces(
+    provider: ScriptedProvider, client: httpx.Client
+) -> None:
+    provider.script(Reply(text="abcdefgh", fragment=3))
+    response = anthropic(client, provider, stream=True)
+    deltas = [json.loads(data)["delta"] for name, data in sse(response.text) if name == "content_block_delta"]
+    assert [delta["text"] for delta in deltas] == ["abc", "def", "gh"]

@@ -36,6 +36,7 @@ class Reply:
     # apart (Anthropic `event: ping`, OpenAI a `: keep-alive` comment), never the content, until it goes away.
     silent: bool = False
     ping_every: float = 0.0
+    fragment: int = FRAGMENT  # characters per streamed text or thinking piece (real providers send a few)
     headers: dict[str, str] = field(default_factory=dict)  # extra response headers, e.g. retry-after
 
     @classmethod
