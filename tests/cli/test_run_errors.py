@@ -180,3 +180,24 @@ def test_a_stalled_provider_is_abandoned_and_retried(
     (retry_line,) = [line for line in result.stderr.splitlines() if "attempt 1 of 2 failed" in line]
     assert said in retry_line
     assert result.stdout == "made it\n"
+
+
+@one_protocol
+def test_a_runaway_tool_loop_ends_the_run_with_a_clear_message(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    workspace.env["MINI_PROFILE_MAX_MODEL_REQUESTS"] = "4"
+    provider.repeat(Reply(tool_calls=[("ls", {"path": "."})]))
+    result = workspace.run("run", "list it, again and again")
+    assert result.returncode == 1
+    assert "stopped after 4 model requests" in result.stderr
+    assert len(provider.requests) == 4
+
+
+@one_protocol
+def test_a_request_limit_that_is_not_a_number_is_refused(workspace: Workspace) -> None:
+    workspace.env["MINI_PROFILE_MAX_MODEL_REQUESTS"] = "many"
+    result = workspace.run("run", "hi")
+    assert result.returncode == 2
+    assert "MINI_PROFILE_MAX_MODEL_REQUESTS" in result.stderr
+    assert "whole number above zero" in result.stderr

@@ -184,6 +184,7 @@ def build_agent(
             "parallelBashThreads": settings.parallel_bash_threads,
         },
         retry=retry,
+        max_model_requests=settings.max_model_requests,
     )
     return Agent(config, session, client)
 

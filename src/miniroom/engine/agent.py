@@ -55,11 +55,21 @@ class AgentConfig:
     tool_timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
     tool_settings: dict[str, Any] = field(default_factory=dict)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
 
 
 def model_context(messages: list[Message]) -> list[Message]:
     """What the model is sent: failed attempts and empty aborted answers stay in the session, not here."""
     return [m for m in messages if not (isinstance(m, AssistantMessage) and _left_out(m))]
+
+
+def request_limit_failure(limit: int) -> ProviderFailure:
+    message = (
+        f"the turn stopped after {limit} model requests, the most one turn may make, while the model was "
+        "still calling tools. Send a message to go on, or raise maxModelRequests in the profile "
+        "(MINI_PROFILE_MAX_MODEL_REQUESTS)."
+    )
+    return ProviderFailure(ErrorKind.REQUEST_LIMIT, message)
 
 
 def _waited_too_long(failure: ProviderFailure, wait: float) -> ProviderFailure:
@@ -117,7 +127,7 @@ class Agent:
         self._aborted = False
         turn_usage = Usage()
         self._record(UserMessage.of_text(text))
-        while True:
+        for _ in range(self.config.max_model_requests):
             message, error = await self._request(turn_usage)
             if error is not None or message.stop_reason == "aborted" or not message.tool_calls:
                 return self._end_turn(message, turn_usage, error)
@@ -125,6 +135,7 @@ class Agent:
                 self._record(result)
             if self._aborted:
                 return self._end_turn(message, turn_usage, None)
+        return self._end_turn(message, turn_usage, request_limit_failure(self.config.max_model_requests))
 
     def _end_turn(
         self, message: AssistantMessage, usage: Usage, error: ProviderFailure | None

@@ -19,6 +19,7 @@ class ErrorKind(StrEnum):
     CONNECTION = "connection"  # refused, dropped or broken connection
     UNKNOWN_HOST = "unknown_host"  # the base URL's host name does not resolve (DNS)
     PROTOCOL = "protocol"  # a reply we could not understand
+    REQUEST_LIMIT = "request_limit"  # the turn made all the model requests it may; the next was not sent
     ABORTED = "aborted"
 
 
