@@ -243,6 +243,26 @@ def test_chat_model_and_thinking_commands_apply_to_the_next_request(
 
 
 @openai_only
+def test_chat_model_command_without_a_provider_is_an_error(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="still here"))
+    chat = ChatProcess(workspace)
+    try:
+        chat.expect("> ")
+        chat.send("/model nonsense")
+        chat.expect('✗ "nonsense" names no provider')
+        chat.expect('"scripted/nonsense"')
+        chat.send("/model scripted/test-model:hgih")
+        chat.expect("did you mean high?")
+        chat.send("question")
+        chat.expect("still here")
+    finally:
+        assert chat.close() == 0
+    assert provider.requests[0].body["model"] == "test-model"
+
+
+@openai_only
 def test_chat_thinking_command_cannot_override_the_profile_level(
     workspace: Workspace, provider: ScriptedProvider
 ) -> None:

@@ -201,3 +201,11 @@ def test_a_request_limit_that_is_not_a_number_is_refused(workspace: Workspace) -
     assert result.returncode == 2
     assert "MINI_PROFILE_MAX_MODEL_REQUESTS" in result.stderr
     assert "whole number above zero" in result.stderr
+
+
+@one_protocol
+def test_a_thinking_suffix_that_is_not_a_level_is_refused(workspace: Workspace) -> None:
+    result = workspace.run("run", "--model", "scripted/test-model:hihg", "hi")
+    assert result.returncode == 2
+    assert "not a thinking level (did you mean high?)" in result.stderr
+    assert "off, minimal, low, medium, high, xhigh, max" in result.stderr

@@ -20,7 +20,8 @@ from miniroom.engine.retry_policy import load_retry_policy
 from miniroom.engine.session import Session, SessionError, directory_for_cwd
 from miniroom.engine.session_index import find_session_path, latest_session_path
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
-from miniroom.llm.registry import agent_dir_from_env, resolve_model
+from miniroom.llm.models_json import env_value
+from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, known_providers, resolve_model
 from miniroom.llm.stream import RequestOptions
 from miniroom.tools import builtin_tools
 
@@ -203,6 +204,14 @@ def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:
 
 def switch_model(agent: Agent, name: str, env: Mapping[str, str]) -> None:
     """Switch the model mid-dialog, losing nothing; a `:level` suffix switches thinking too."""
+    if "/" not in name and not env_value(env, "MINI_PROVIDER"):
+        # Without MINI_PROVIDER a bare name would become a `custom` model at MINI_BASE_URL: a typo then
+        # only shows at the next request, so the switch must name the provider.
+        current = agent.config.model
+        raise ModelConfigError(
+            f'"{name}" names no provider: write provider/model, e.g. "{current.provider}/{name}" (now '
+            f"{current.ref}), or set MINI_PROVIDER. Providers: {', '.join(known_providers())}."
+        )
     model, suffix = resolve_model(name, env, agent_dir_from_env(env))
     settings = session_settings(agent.session)
     _apply(agent, model, settings.thinking_level or suffix or agent.config.request_options.thinking_level)
