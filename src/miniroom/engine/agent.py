@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,9 +18,11 @@ from miniroom.engine.compaction import (
     SUMMARIZER_PROMPT,
     choose_first_kept,
     context_tokens,
+    estimate_text_tokens,
     file_activity,
     needs_compaction,
     summary_request,
+    token_ratio,
 )
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
@@ -160,7 +164,8 @@ class Agent:
 
     async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         """One model answer: compacting first when the context is full, retrying transient failures."""
-        if needs_compaction(self.messages, self.config.model.context_window, self._usage_valid_from):
+        window = self.config.model.context_window
+        if needs_compaction(self.messages, window, self._usage_valid_from, self._overhead_tokens()):
             await self.compact("threshold", turn_usage)
         policy = self.config.retry
         attempt, overflow_compacted = 1, False
@@ -232,7 +237,8 @@ class Agent:
         previous, entries = self.session.context_entries()
         # on overflow the provider refused this context: keep only the current turn verbatim
         keep = 0 if reason == "overflow" else min(KEEP_RECENT_TOKENS, self.config.model.context_window // 4)
-        cut = choose_first_kept(entries, keep)
+        overhead = self._overhead_tokens()
+        cut = choose_first_kept(entries, keep, token_ratio(self.messages, self._usage_valid_from, overhead))
         if cut == 0:
             return False
         older = [message_from_dict(entry["message"]) for entry in entries[:cut]]
@@ -250,7 +256,7 @@ class Agent:
         summary = "\n\n".join(
             part for part in (done.message.text.strip(), file_activity(older).render()) if part
         )
-        tokens_before = context_tokens(self.messages, self._usage_valid_from)
+        tokens_before = context_tokens(self.messages, self._usage_valid_from, overhead)
         first_kept = entries[cut]["id"] if cut < len(entries) else None
         self.session.append(
             "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before
@@ -259,10 +265,18 @@ class Agent:
         self._usage_valid_from = len(self.messages)
         self._emit(
             ev.Compacted(
-                reason, tokens_before, context_tokens(self.messages, self._usage_valid_from), summary
+                reason,
+                tokens_before,
+                context_tokens(self.messages, self._usage_valid_from, overhead),
+                summary,
             )
         )
         return True
+
+    def _overhead_tokens(self) -> int:
+        """The estimate of what every request carries besides the messages: the prompt and tool schemas."""
+        schemas = json.dumps([dataclasses.asdict(tool.spec) for tool in self.config.tools])
+        return estimate_text_tokens(self.config.system_prompt) + estimate_text_tokens(schemas)
 
     def _aborted_message(self, text: str) -> AssistantMessage:
         model = self.config.model

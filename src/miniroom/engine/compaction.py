@@ -42,7 +42,7 @@ conversation; only summarize it."""
 
 
 def estimate_tokens(message: Message) -> int:
-    """A rough count (characters / 4), enough to decide when to compact and what to keep."""
+    """A rough count (characters / 4); `token_ratio` calibrates it against what the provider reports."""
     chars = 0
     images = 0
     for block in message.content:
@@ -57,33 +57,70 @@ def estimate_tokens(message: Message) -> int:
     return chars // 4 + images * IMAGE_TOKENS
 
 
-def context_tokens(messages: Sequence[Message], usage_valid_from: int = 0) -> int:
-    """Tokens of the context: the last reported usage plus an estimate of what came after it.
+def estimate_text_tokens(text: str) -> int:
+    return len(text) // 4
 
-    Usage reported before `usage_valid_from` measured a context that a compaction has since replaced."""
+
+def _last_reported(messages: Sequence[Message], usage_valid_from: int) -> tuple[int, int] | None:
+    """(index, tokens) of the newest answer whose usage measured the context as it is now."""
     for index in range(len(messages) - 1, usage_valid_from - 1, -1):
         message = messages[index]
         if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
             usage = message.usage
             reported = usage.input + usage.cache_read + usage.cache_write + usage.output
             if reported:
-                return reported + sum(estimate_tokens(m) for m in messages[index + 1 :])
-    return sum(estimate_tokens(m) for m in messages)
+                return index, reported
+    return None
+
+
+def token_ratio(messages: Sequence[Message], usage_valid_from: int = 0, overhead: int = 0) -> float:
+    """How many tokens the provider counts per estimated token, from the newest usage that measured this
+    context: CJK text or base64 is far more tokens than characters / 4. At least 1: an estimate is never
+    trusted below characters / 4, and 1 while nothing was reported.
+
+    `overhead` is the estimate of what every request carries besides the messages (prompt, tool schemas)."""
+    last = _last_reported(messages, usage_valid_from)
+    if last is None:
+        return 1.0
+    index, reported = last
+    estimated = overhead + sum(estimate_tokens(m) for m in messages[: index + 1])
+    return max(1.0, reported / estimated) if estimated else 1.0
+
+
+def context_tokens(messages: Sequence[Message], usage_valid_from: int = 0, overhead: int = 0) -> int:
+    """Tokens of the context: the last reported usage plus a calibrated estimate of what came after it.
+
+    Usage reported before `usage_valid_from` measured a context that a compaction has since replaced."""
+    last = _last_reported(messages, usage_valid_from)
+    if last is None:
+        return sum(estimate_tokens(m) for m in messages)
+    index, reported = last
+    ratio = token_ratio(messages, usage_valid_from, overhead)
+    return reported + round(ratio * sum(estimate_tokens(m) for m in messages[index + 1 :]))
 
 
 def needs_compaction(
-    messages: Sequence[Message], context_window: int, usage_valid_from: int = 0, reserve: int = RESERVE_TOKENS
+    messages: Sequence[Message],
+    context_window: int,
+    usage_valid_from: int = 0,
+    overhead: int = 0,
+    reserve: int = RESERVE_TOKENS,
 ) -> bool:
-    return context_tokens(messages, usage_valid_from) > max(context_window - reserve, context_window // 2)
+    tokens = context_tokens(messages, usage_valid_from, overhead)
+    return tokens > max(context_window - reserve, context_window // 2)
 
 
-def choose_first_kept(entries: Sequence[dict[str, Any]], keep_recent_tokens: int = KEEP_RECENT_TOKENS) -> int:
-    """Index of the first entry kept verbatim: a user message, so no tool call is split from its result."""
-    kept = 0
+def choose_first_kept(
+    entries: Sequence[dict[str, Any]], keep_recent_tokens: int = KEEP_RECENT_TOKENS, ratio: float = 1.0
+) -> int:
+    """Index of the first entry kept verbatim: a user message, so no tool call is split from its result.
+
+    `ratio` (see `token_ratio`) turns the estimate of each message into the provider's count."""
+    kept = 0.0
     cut = 0  # no user message to cut at: nothing can be compacted
     for index in range(len(entries) - 1, -1, -1):
         message = entries[index]["message"]
-        kept += estimate_tokens(message_from_dict(message))
+        kept += estimate_tokens(message_from_dict(message)) * ratio
         if message.get("role") == "user":
             cut = index
             if kept >= keep_recent_tokens:
