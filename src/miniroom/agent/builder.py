@@ -39,6 +39,13 @@ class SessionChoice:
 
 
 def open_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
+    session = _open_chosen_session(agent_dir, cwd, choice)
+    for warning in session.load_report.warnings(session.path):
+        log.warning(warning)
+    return session
+
+
+def _open_chosen_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
     if choice.path is not None:
         return open_session_file(choice.path, cwd)
     if choice.session_id:

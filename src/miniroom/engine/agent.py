@@ -24,6 +24,7 @@ from miniroom.engine.compaction import (
     summary_request,
     token_ratio,
 )
+from miniroom.engine.model_context import model_context
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
 from miniroom.engine.tool import DEFAULT_TOOL_CALL_TIMEOUT, Tool, ToolContext, ToolError, ToolResult
@@ -62,11 +63,6 @@ class AgentConfig:
     max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
 
 
-def model_context(messages: list[Message]) -> list[Message]:
-    """What the model is sent: failed attempts and empty aborted answers stay in the session, not here."""
-    return [m for m in messages if not (isinstance(m, AssistantMessage) and _left_out(m))]
-
-
 def request_limit_failure(limit: int) -> ProviderFailure:
     message = (
         f"the turn stopped after {limit} model requests, the most one turn may make, while the model was "
@@ -82,10 +78,6 @@ def _waited_too_long(failure: ProviderFailure, wait: float) -> ProviderFailure:
         f"{MAX_RETRY_AFTER_SECONDS:g} s miniroom waits within a turn: try again later."
     )
     return replace(failure, message=failure.message + note)
-
-
-def _left_out(message: AssistantMessage) -> bool:
-    return message.stop_reason == "error" or (message.stop_reason == "aborted" and not message.content)
 
 
 class Agent:

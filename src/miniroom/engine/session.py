@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import secrets
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-import orjson
-
+from miniroom.engine.session_file import LoadReport, read_session_lines
 from miniroom.llm.messages import (
     Message,
     TextContent,
@@ -24,7 +19,7 @@ from miniroom.llm.messages import (
     UserContent,
     UserMessage,
 )
-from miniroom.llm.serialize import MessageFormatError, message_from_dict, message_to_dict, usage_from_dict
+from miniroom.llm.serialize import message_from_dict, message_to_dict, usage_from_dict
 
 SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (
@@ -40,20 +35,20 @@ def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@dataclass
-class LoadReport:
-    """What loading had to skip: torn or unreadable lines are reported, never silently dropped."""
-
-    skipped_lines: list[int] = field(default_factory=list)
-
-
 class Session:
     """One session file. Entries are only ever appended; the leaf is the last appended entry."""
 
-    def __init__(self, path: Path, header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        header: dict[str, Any],
+        entries: list[dict[str, Any]],
+        messages: dict[str, Message] | None = None,
+    ) -> None:
         self.path = path
         self.header = header
         self.entries = entries
+        self._messages = messages if messages is not None else {}  # message entry id -> its message
         self._by_id = {entry["id"]: entry for entry in entries}
         self.leaf_id: str | None = entries[-1]["id"] if entries else None
         self._branch: list[dict[str, Any]] | None = None  # root..leaf, built once, extended on append
@@ -90,18 +85,17 @@ class Session:
 
     @classmethod
     def load(cls, path: Path) -> Session:
-        """Read a session file; a torn last line (killed process) or a bad line is skipped and reported."""
+        """Read a session file; damaged lines and a torn last line (a killed process) are skipped and
+        reported in `load_report`, and the entries after them keep their place in the history."""
         try:
             raw = path.read_bytes()
         except OSError as error:
             raise SessionError(f"Cannot read session file {path}: {error.strerror}") from None
-        with gc_paused():
-            records, report = _parse_lines(raw)
-        if not records or records[0].get("type") != "session":
+        read = read_session_lines(raw)
+        if read.header is None or read.header.get("type") != "session":
             raise SessionError(f"{path} is not a session file: its first line is not a session header.")
-        entries = [r for r in records[1:] if isinstance(r.get("id"), str)]
-        session = cls(path, records[0], entries)
-        session.load_report = report
+        session = cls(path, read.header, read.entries, read.messages)
+        session.load_report = read.report
         session._torn_tail = bool(raw) and not raw.endswith(b"\n")
         return session
 
@@ -135,7 +129,9 @@ class Session:
         return entry
 
     def append_message(self, message: Message) -> dict[str, Any]:
-        return self.append("message", message=message_to_dict(message))
+        entry = self.append("message", message=message_to_dict(message))
+        self._messages[entry["id"]] = message
+        return entry
 
     def branch(self) -> list[dict[str, Any]]:
         """Entries from the root to the leaf, in order (do not modify the list)."""
@@ -177,7 +173,17 @@ class Session:
         """The conversation the model sees: after a compaction, its summary then the entries it kept."""
         summary, entries = self.context_entries()
         prefix: list[Message] = [] if summary is None else [compaction_summary_message(summary)]
-        return prefix + _entry_messages(entries)
+        return prefix + [self._message_of(entry) for entry in entries]
+
+    def history(self) -> list[Message]:
+        """Every message of the conversation, compacted ones too: what `sessions show` prints and counts."""
+        return [self._message_of(entry) for entry in self.branch() if entry["type"] == "message"]
+
+    def _message_of(self, entry: dict[str, Any]) -> Message:
+        message = self._messages.get(entry["id"])
+        if message is None:  # an entry appended as a plain dict
+            message = self._messages[entry["id"]] = message_from_dict(entry["message"])
+        return message
 
     def latest(self, entry_type: str) -> dict[str, Any] | None:
         self.branch()
@@ -232,54 +238,9 @@ def _is_linear(entries: list[dict[str, Any]]) -> bool:
     return True
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Building many objects that form no cycles: pausing the collector makes it several times faster."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _parse_lines(raw: bytes) -> tuple[list[dict[str, Any]], LoadReport]:
-    records: list[dict[str, Any]] = []
-    report = LoadReport()
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            report.skipped_lines.append(number)
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-        else:
-            report.skipped_lines.append(number)
-    return records, report
-
-
 def compaction_summary_message(summary: str) -> UserMessage:
     text = f"The conversation so far was compacted into this summary:\n<summary>\n{summary}\n</summary>"
     return UserMessage.of_text(text)
-
-
-def _entry_messages(entries: list[dict[str, Any]]) -> list[Message]:
-    result: list[Message] = []
-    with gc_paused():
-        _convert_entries(entries, result)
-    return result
-
-
-def _convert_entries(entries: list[dict[str, Any]], result: list[Message]) -> None:
-    for entry in entries:
-        try:
-            result.append(message_from_dict(entry["message"]))
-        except (MessageFormatError, KeyError):
-            continue
 
 
 def sessions_root(agent_dir: Path) -> Path:
