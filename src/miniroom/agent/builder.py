@@ -12,8 +12,9 @@ from typing import Any
 import httpx
 
 from miniroom.agent.context_files import load_context_files, render_context
-from miniroom.agent.profile import ProfileSettings, ResolvedProfile, resolve_profile
+from miniroom.agent.profile import ProfileSettings, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
+from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
 from miniroom.engine.agent import Agent, AgentConfig
 from miniroom.engine.retry_policy import load_retry_policy
@@ -26,7 +27,6 @@ from miniroom.llm.stream import RequestOptions
 from miniroom.tools import builtin_tools
 
 log = logging.getLogger(__name__)
-SETTINGS_ENTRY = "settings"
 
 
 @dataclass(frozen=True)
@@ -80,25 +80,6 @@ def session_headers(model: Model, settings: ProfileSettings, session_id: str) ->
     if any(key.lower() == name.lower() for key, _ in model.headers):
         return {}
     return {name: session_id}
-
-
-def _settings_from_entry(entry: dict[str, Any] | None) -> ProfileSettings:
-    stored: dict[str, Any] = (entry or {}).get("settings") or {}
-    values: dict[str, Any] = {}
-    for field in dataclasses.fields(ProfileSettings):
-        if field.name in stored:
-            value = stored[field.name]
-            values[field.name] = tuple(value) if isinstance(value, list) else value
-    return ProfileSettings(**values)
-
-
-def frozen_settings(session: Session, resolved: ResolvedProfile) -> ProfileSettings:
-    """Settings freeze when a session is created: a resumed session keeps the ones it started with."""
-    entry = session.latest(SETTINGS_ENTRY)
-    if entry is None:
-        session.append(SETTINGS_ENTRY, profile=resolved.name, settings=dataclasses.asdict(resolved.settings))
-        return resolved.settings
-    return _settings_from_entry(entry)
 
 
 def choose_thinking(
@@ -171,7 +152,7 @@ def build_agent(
     for warning in retry_warnings:
         log.warning(warning)
     session = open_session(agent_dir, cwd, choice)
-    settings = frozen_settings(session, resolved)
+    session, settings, retry = frozen_settings(session, resolved, retry, same_path=choice.path is not None)
     model, suffix = resolve_model(
         model_name or env.get("MODEL") or _stored_model_name(session) or None, env, agent_dir
     )
@@ -195,11 +176,6 @@ def build_agent(
         max_model_requests=settings.max_model_requests,
     )
     return Agent(config, session, client)
-
-
-def session_settings(session: Session) -> ProfileSettings:
-    """The settings a session was created with (built-in defaults for a session that recorded none)."""
-    return _settings_from_entry(session.latest(SETTINGS_ENTRY))
 
 
 def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:

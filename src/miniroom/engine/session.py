@@ -6,6 +6,7 @@ import json
 import os
 import secrets
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -35,6 +36,15 @@ def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+@dataclass(frozen=True)
+class Recreation:
+    """Why a session began with another session's history: what changed, each as (was, now)."""
+
+    previous_id: str
+    previous_path: Path  # where the previous session's file is now
+    changes: dict[str, tuple[Any, Any]]
+
+
 class Session:
     """One session file. Entries are only ever appended; the leaf is the last appended entry."""
 
@@ -56,6 +66,7 @@ class Session:
         self._file: TextIO | None = None
         self._torn_tail = False
         self.load_report = LoadReport()
+        self.recreated_from: Recreation | None = None  # set on the session `recreate` made
 
     @property
     def id(self) -> str:
@@ -66,8 +77,11 @@ class Session:
         return str(self.header.get("cwd", ""))
 
     @classmethod
-    def create(cls, directory: Path, cwd: Path, file_name: str | None = None) -> Session:
-        """A new session file in `directory`, named by its start time and id unless `file_name` is given."""
+    def create(
+        cls, directory: Path, cwd: Path, file_name: str | None = None, parent_session: Path | None = None
+    ) -> Session:
+        """A new session file in `directory`, named by its start time and id unless `file_name` is given;
+        `parent_session` is the file whose history it continues (Pi's `parentSession`)."""
         directory.mkdir(parents=True, exist_ok=True)
         session_id = str(uuid.uuid4())
         stamp = _now_iso().replace(":", "-").replace(".", "-")
@@ -78,10 +92,47 @@ class Session:
             "id": session_id,
             "timestamp": _now_iso(),
             "cwd": str(cwd),
+            **({"parentSession": str(parent_session)} if parent_session else {}),
         }
         session = cls(path, header, [])
         session._write_line(header)
         return session
+
+    @classmethod
+    def recreate(
+        cls, previous: Session, changes: dict[str, tuple[Any, Any]], same_path: bool = False
+    ) -> Session:
+        """A new session that goes on with `previous`'s history, entry by entry (ids kept, so a compaction
+        still finds what it kept); the previous file stays as it is. With `same_path` the new session takes
+        over the previous file's name (a caller that always opens one path) and the previous file is renamed
+        beside it to `<name>.<its id>.jsonl`; else the new file is the folder's newest session."""
+        previous.close()
+        folder, name = previous.path.parent, previous.path.name
+        kept_at = previous.path.with_name(f"{previous.path.stem}.{previous.id}.jsonl")
+        session = cls.create(
+            folder,
+            Path(previous.cwd),
+            f".{name}.new" if same_path else None,
+            kept_at if same_path else previous.path,
+        )
+        for entry in previous.branch():
+            session._copy(entry, previous)
+        session.close()
+        if same_path:
+            previous.path.rename(kept_at)
+            session.path = session.path.replace(previous.path)
+        session.recreated_from = Recreation(previous.id, kept_at if same_path else previous.path, changes)
+        return session
+
+    def _copy(self, entry: dict[str, Any], source: Session) -> None:
+        copied = {**entry, "parentId": self.leaf_id}
+        self._write_line(copied)
+        self.entries.append(copied)
+        self._by_id[copied["id"]] = copied
+        if copied["type"] == "message":
+            self._messages[copied["id"]] = source._message_of(entry)
+        self.leaf_id = copied["id"]
+        self._branch = None
 
     @classmethod
     def load(cls, path: Path) -> Session:
