@@ -5,6 +5,7 @@ and the new settings takes over, and says what changed."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any
 
 from pydantic.alias_generators import to_camel
@@ -13,6 +14,7 @@ from miniroom.agent.profile import ProfileSettings, ResolvedProfile
 from miniroom.engine.retry_policy import RetryPolicy
 from miniroom.engine.session import Session
 
+log = logging.getLogger(__name__)
 SETTINGS_ENTRY = "settings"
 # retry.yml's keys, and the policy's fields they set
 _RETRY_KEYS = (("retryIntervalSeconds", "interval_seconds"), ("maxAttempts", "max_attempts"))
@@ -71,7 +73,10 @@ def frozen_settings(
         changes = settings_changes(stored, (resolved.settings, retry))
         if not changes:
             return session, *stored
+        previous_id = session.id
         session = Session.recreate(session, changes, same_path)
+        changed = ", ".join(changes)
+        log.info("Settings changed (%s): session %s goes on as %s", changed, previous_id, session.id)
     session.append(
         SETTINGS_ENTRY,
         profile=resolved.name,
