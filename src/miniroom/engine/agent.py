@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -267,7 +266,7 @@ class Agent:
 
     def _overhead_tokens(self) -> int:
         """The estimate of what every request carries besides the messages: the prompt and tool schemas."""
-        schemas = json.dumps([dataclasses.asdict(tool.spec) for tool in self.config.tools])
+        schemas = json.dumps([asdict(tool.spec) for tool in self.config.tools])
         return estimate_text_tokens(self.config.system_prompt) + estimate_text_tokens(schemas)
 
     def _aborted_message(self, text: str) -> AssistantMessage:
