@@ -11,6 +11,7 @@ from miniroom.engine.compaction import (
     choose_first_kept,
     context_tokens,
     file_activity,
+    last_reported,
     needs_compaction,
     token_ratio,
 )
@@ -178,13 +179,13 @@ async def test_a_reported_context_over_the_window_compacts_even_when_characters_
 
 def test_the_estimate_is_calibrated_by_the_last_reported_usage() -> None:
     question = UserMessage.of_text(CJK)  # estimated at 200 tokens
-    answer = AssistantMessage([TextContent(CJK)], usage=Usage(input=700, output=100))  # 800 reported for 400
+    answer = AssistantMessage([TextContent(CJK)], usage=Usage(input=700, output=100))  # 800 for 400
     follow_up = UserMessage.of_text(CJK)
-    assert token_ratio([question, answer]) == 2.0
-    assert context_tokens([question, answer, follow_up]) == 800 + 2 * 200
-    # what every request carries besides the messages counts in the estimate of the measured context
-    assert token_ratio([question, answer], overhead=400) == 1.0
-    # never below characters / 4, and 1 while nothing was reported
-    cheap = AssistantMessage([TextContent(CJK)], usage=Usage(input=10, output=1))
-    assert token_ratio([question, cheap]) == 1.0
-    assert token_ratio([question]) == 1.0
+    assert last_reported([question, answer, follow_up]) == (1, 800)
+    assert token_ratio(800, 400) == 2.0
+    assert context_tokens([question, answer, follow_up], ratio=2.0) == 800 + 2 * 200
+    assert not needs_compaction([question, answer, follow_up], context_window=2_200, ratio=1.0)
+    assert needs_compaction([question, answer, follow_up], context_window=2_200, ratio=2.0)
+    # never below characters / 4
+    assert token_ratio(10, 400) == 1.0
+    assert token_ratio(10, 0) == 1.0

@@ -18,7 +18,9 @@ from miniroom.engine.compaction import (
     choose_first_kept,
     context_tokens,
     estimate_text_tokens,
+    estimate_tokens,
     file_activity,
+    last_reported,
     needs_compaction,
     summary_request,
     token_ratio,
@@ -62,6 +64,13 @@ class AgentConfig:
     max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
 
 
+def _running_estimates(messages: list[Message]) -> list[int]:
+    totals = [0]
+    for message in messages:
+        totals.append(totals[-1] + estimate_tokens(message))
+    return totals
+
+
 def request_limit_failure(limit: int) -> ProviderFailure:
     message = (
         f"the turn stopped after {limit} model requests, the most one turn may make, while the model was "
@@ -89,6 +98,9 @@ class Agent:
         self.session = session
         self.client = client
         self.messages: list[Message] = session.messages()
+        self._estimates = _running_estimates(self.messages)  # [i]: estimated tokens of messages[:i]
+        self._ratio = 1.0  # the provider's tokens per estimated token, as last measured
+        self._overhead: tuple[AgentConfig, int] | None = None  # the estimate for the config it was made for
         self.session_usage = session.total_usage()
         # after a compaction, the kept messages' reported usage measured the old, longer context
         self._usage_valid_from = len(self.messages) if session.latest("compaction") else 0
@@ -141,6 +153,7 @@ class Agent:
 
     def _record(self, message: Message) -> None:
         self.messages.append(message)
+        self._estimates.append(self._estimates[-1] + estimate_tokens(message))
         self.session.append_message(message)
 
     async def _abortable(self, work: Awaitable[T]) -> T:
@@ -156,7 +169,7 @@ class Agent:
     async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         """One model answer: compacting first when the context is full, retrying transient failures."""
         window = self.config.model.context_window
-        if needs_compaction(self.messages, window, self._usage_valid_from, self._overhead_tokens()):
+        if needs_compaction(self.messages, window, self._usage_valid_from, self._calibrated_ratio()):
             await self.compact("threshold", turn_usage)
         policy = self.config.retry
         attempt, overflow_compacted = 1, False
@@ -228,8 +241,8 @@ class Agent:
         previous, entries = self.session.context_entries()
         # on overflow the provider refused this context: keep only the current turn verbatim
         keep = 0 if reason == "overflow" else min(KEEP_RECENT_TOKENS, self.config.model.context_window // 4)
-        overhead = self._overhead_tokens()
-        cut = choose_first_kept(entries, keep, token_ratio(self.messages, self._usage_valid_from, overhead))
+        ratio = self._calibrated_ratio()
+        cut = choose_first_kept(entries, keep, ratio)
         if cut == 0:
             return False
         older = [message_from_dict(entry["message"]) for entry in entries[:cut]]
@@ -247,27 +260,39 @@ class Agent:
         summary = "\n\n".join(
             part for part in (done.message.text.strip(), file_activity(older).render()) if part
         )
-        tokens_before = context_tokens(self.messages, self._usage_valid_from, overhead)
+        tokens_before = context_tokens(self.messages, self._usage_valid_from, ratio)
         first_kept = entries[cut]["id"] if cut < len(entries) else None
         self.session.append(
             "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before
         )
         self.messages = self.session.messages()
+        self._estimates = _running_estimates(self.messages)
         self._usage_valid_from = len(self.messages)
         self._emit(
             ev.Compacted(
                 reason,
                 tokens_before,
-                context_tokens(self.messages, self._usage_valid_from, overhead),
+                context_tokens(self.messages, self._usage_valid_from, ratio),
                 summary,
             )
         )
         return True
 
+    def _calibrated_ratio(self) -> float:
+        """Provider tokens per estimated token, from its newest count of this context (else the last one)."""
+        last = last_reported(self.messages, self._usage_valid_from)
+        if last is not None:
+            index, reported = last
+            self._ratio = token_ratio(reported, self._overhead_tokens() + self._estimates[index + 1])
+        return self._ratio
+
     def _overhead_tokens(self) -> int:
         """The estimate of what every request carries besides the messages: the prompt and tool schemas."""
-        schemas = json.dumps([asdict(tool.spec) for tool in self.config.tools])
-        return estimate_text_tokens(self.config.system_prompt) + estimate_text_tokens(schemas)
+        if self._overhead is None or self._overhead[0] is not self.config:
+            schemas = json.dumps([asdict(tool.spec) for tool in self.config.tools])
+            tokens = estimate_text_tokens(self.config.system_prompt) + estimate_text_tokens(schemas)
+            self._overhead = (self.config, tokens)
+        return self._overhead[1]
 
     def _aborted_message(self, text: str) -> AssistantMessage:
         model = self.config.model

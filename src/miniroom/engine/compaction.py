@@ -61,8 +61,10 @@ def estimate_text_tokens(text: str) -> int:
     return len(text) // 4
 
 
-def _last_reported(messages: Sequence[Message], usage_valid_from: int) -> tuple[int, int] | None:
-    """(index, tokens) of the newest answer whose usage measured the context as it is now."""
+def last_reported(messages: Sequence[Message], usage_valid_from: int = 0) -> tuple[int, int] | None:
+    """(index, tokens) of the newest answer whose usage measured the context as it is now.
+
+    Usage reported before `usage_valid_from` measured a context that a compaction has since replaced."""
     for index in range(len(messages) - 1, usage_valid_from - 1, -1):
         message = messages[index]
         if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
@@ -73,29 +75,19 @@ def _last_reported(messages: Sequence[Message], usage_valid_from: int) -> tuple[
     return None
 
 
-def token_ratio(messages: Sequence[Message], usage_valid_from: int = 0, overhead: int = 0) -> float:
-    """How many tokens the provider counts per estimated token, from the newest usage that measured this
-    context: CJK text or base64 is far more tokens than characters / 4. At least 1: an estimate is never
-    trusted below characters / 4, and 1 while nothing was reported.
+def token_ratio(reported: int, estimated: int) -> float:
+    """How many tokens the provider counted per estimated token of the same context: CJK text or base64 is
+    far more tokens than characters / 4. At least 1: an estimate is never trusted below characters / 4."""
+    return max(1.0, reported / estimated) if estimated > 0 else 1.0
 
-    `overhead` is the estimate of what every request carries besides the messages (prompt, tool schemas)."""
-    last = _last_reported(messages, usage_valid_from)
+
+def context_tokens(messages: Sequence[Message], usage_valid_from: int = 0, ratio: float = 1.0) -> int:
+    """Tokens of the context: the last reported usage, plus the estimate (times `ratio`, see `token_ratio`)
+    of what came after it; the whole estimate when nothing was reported."""
+    last = last_reported(messages, usage_valid_from)
     if last is None:
-        return 1.0
+        return round(ratio * sum(estimate_tokens(m) for m in messages))
     index, reported = last
-    estimated = overhead + sum(estimate_tokens(m) for m in messages[: index + 1])
-    return max(1.0, reported / estimated) if estimated else 1.0
-
-
-def context_tokens(messages: Sequence[Message], usage_valid_from: int = 0, overhead: int = 0) -> int:
-    """Tokens of the context: the last reported usage plus a calibrated estimate of what came after it.
-
-    Usage reported before `usage_valid_from` measured a context that a compaction has since replaced."""
-    last = _last_reported(messages, usage_valid_from)
-    if last is None:
-        return sum(estimate_tokens(m) for m in messages)
-    index, reported = last
-    ratio = token_ratio(messages, usage_valid_from, overhead)
     return reported + round(ratio * sum(estimate_tokens(m) for m in messages[index + 1 :]))
 
 
@@ -103,10 +95,10 @@ def needs_compaction(
     messages: Sequence[Message],
     context_window: int,
     usage_valid_from: int = 0,
-    overhead: int = 0,
+    ratio: float = 1.0,
     reserve: int = RESERVE_TOKENS,
 ) -> bool:
-    tokens = context_tokens(messages, usage_valid_from, overhead)
+    tokens = context_tokens(messages, usage_valid_from, ratio)
     return tokens > max(context_window - reserve, context_window // 2)
 
 
