@@ -10,6 +10,7 @@ import pytest
 
 from miniroom.engine import events as ev
 from miniroom.engine.session import Session
+from miniroom.llm.errors import ErrorKind
 from miniroom.llm.messages import ToolResultMessage, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.support import make_agent
@@ -137,3 +138,21 @@ async def test_continue_turn_refuses_a_session_that_does_not_end_with_a_prompt(
     agent, _ = make_agent(provider, tmp_path)
     with pytest.raises(ValueError, match="does not end with a user message to answer"):
         await agent.continue_turn()
+
+
+async def test_a_runaway_tool_loop_stops_at_the_request_limit(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.repeat(Reply(tool_calls=[("ls", {"path": "."})]))
+    agent, seen = make_agent(provider, tmp_path, max_model_requests=3)
+    ended = await agent.prompt("loop forever")
+    assert ended.error is not None
+    assert ended.error.kind is ErrorKind.REQUEST_LIMIT
+    assert "stopped after 3 model requests" in ended.error.message
+    assert "MINI_PROFILE_MAX_MODEL_REQUESTS" in ended.error.message
+    assert len(provider.requests) == 3
+    assert len([e for e in seen if isinstance(e, ev.ToolEnded)]) == 3  # every call made got its result
+    provider.script(Reply(text="stopped looping"))
+    again = await agent.prompt("enough, sum up")  # the next turn counts from zero and goes on from there
+    assert again.error is None
+    assert again.message.text == "stopped looping"

@@ -12,20 +12,21 @@ from typing import Any
 import httpx
 
 from miniroom.agent.context_files import load_context_files, render_context
-from miniroom.agent.profile import BUILTIN_TOOL_NAMES, ProfileSettings, ResolvedProfile, resolve_profile
+from miniroom.agent.profile import BUILTIN_TOOL_NAMES, ProfileSettings, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
+from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
 from miniroom.engine.agent import Agent, AgentConfig
 from miniroom.engine.retry_policy import load_retry_policy
 from miniroom.engine.session import Session, SessionError, directory_for_cwd
 from miniroom.engine.session_index import find_session_path, latest_session_path, session_id_of
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
-from miniroom.llm.registry import agent_dir_from_env, resolve_model
+from miniroom.llm.models_json import env_value
+from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, known_providers, resolve_model
 from miniroom.llm.stream import RequestOptions
 from miniroom.tools import builtin_tools
 
 log = logging.getLogger(__name__)
-SETTINGS_ENTRY = "settings"
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,13 @@ class SessionChoice:
 
 
 def open_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
+    session = _open_chosen_session(agent_dir, cwd, choice)
+    for warning in session.load_report.warnings(session.path):
+        log.warning(warning)
+    return session
+
+
+def _open_chosen_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
     if choice.path is not None:
         return open_session_file(choice.path, cwd)
     if choice.session_id:
@@ -73,25 +81,6 @@ def session_headers(model: Model, settings: ProfileSettings, session_id: str) ->
     if any(key.lower() == name.lower() for key, _ in model.headers):
         return {}
     return {name: session_id}
-
-
-def _settings_from_entry(entry: dict[str, Any] | None) -> ProfileSettings:
-    stored: dict[str, Any] = (entry or {}).get("settings") or {}
-    values: dict[str, Any] = {}
-    for field in dataclasses.fields(ProfileSettings):
-        if field.name in stored:
-            value = stored[field.name]
-            values[field.name] = tuple(value) if isinstance(value, list) else value
-    return ProfileSettings(**values)
-
-
-def frozen_settings(session: Session, resolved: ResolvedProfile) -> ProfileSettings:
-    """Settings freeze when a session is created: a resumed session keeps the ones it started with."""
-    entry = session.latest(SETTINGS_ENTRY)
-    if entry is None:
-        session.append(SETTINGS_ENTRY, profile=resolved.name, settings=dataclasses.asdict(resolved.settings))
-        return resolved.settings
-    return _settings_from_entry(entry)
 
 
 def choose_thinking(
@@ -137,6 +126,8 @@ def request_options(
         thinking_budget=settings.thinking_budget,
         max_tokens=settings.max_output_tokens,
         headers=session_headers(model, settings, session.id),
+        first_byte_timeout=settings.first_byte_timeout,
+        idle_timeout=settings.idle_timeout,
     )
 
 
@@ -183,7 +174,7 @@ def build_agent(
     for warning in retry_warnings:
         log.warning(warning)
     session = open_session(agent_dir, cwd, choice)
-    settings = frozen_settings(session, resolved)
+    session, settings, retry = frozen_settings(session, resolved, retry, same_path=choice.path is not None)
     model, suffix = resolve_model(
         model_name or env.get("MODEL") or _stored_model_name(session) or None, env, agent_dir
     )
@@ -205,13 +196,9 @@ def build_agent(
             "parallelBashThreads": settings.parallel_bash_threads,
         },
         retry=retry,
+        max_model_requests=settings.max_model_requests,
     )
     return Agent(config, session, client)
-
-
-def session_settings(session: Session) -> ProfileSettings:
-    """The settings a session was created with (built-in defaults for a session that recorded none)."""
-    return _settings_from_entry(session.latest(SETTINGS_ENTRY))
 
 
 def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:
@@ -223,6 +210,14 @@ def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:
 
 def switch_model(agent: Agent, name: str, env: Mapping[str, str]) -> None:
     """Switch the model mid-dialog, losing nothing; a `:level` suffix switches thinking too."""
+    if "/" not in name and not env_value(env, "MINI_PROVIDER"):
+        # Without MINI_PROVIDER a bare name would become a `custom` model at MINI_BASE_URL: a typo then
+        # only shows at the next request, so the switch must name the provider.
+        current = agent.config.model
+        raise ModelConfigError(
+            f'"{name}" names no provider: write provider/model, e.g. "{current.provider}/{name}" (now '
+            f"{current.ref}), or set MINI_PROVIDER. Providers: {', '.join(known_providers())}."
+        )
     model, suffix = resolve_model(name, env, agent_dir_from_env(env))
     settings = session_settings(agent.session)
     _apply(agent, model, settings.thinking_level or suffix or agent.config.request_options.thinking_level)

@@ -57,6 +57,9 @@ class ProfileSettings:
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] | None = None
     tool_call_timeout: int = 300
+    first_byte_timeout: int = 60  # seconds for a provider's response to start
+    idle_timeout: int = 180  # seconds a provider's reply may bring no content (pings do not count)
+    max_model_requests: int = 200  # model requests one turn may make; a runaway tool loop stops there
     max_output_tokens: int | None = None  # None: the model's own ceiling
     thinking_budget: int = 65536
     thinking_level: ThinkingLevel | None = None  # None: the level from the model name or the session
@@ -148,6 +151,9 @@ class ProfileFields(SettingsModel):
     enabled_tools: list[ToolName] | None = None
     disabled_tools: list[ToolName] | None = None
     tool_call_timeout: OptionalPositiveWhole = None
+    first_byte_timeout: OptionalPositiveWhole = None
+    idle_timeout: OptionalPositiveWhole = None
+    max_model_requests: OptionalPositiveWhole = None
     max_output_tokens: OptionalPositiveWhole = None
     thinking_budget: OptionalPositiveWhole = None
     thinking_level: Annotated[ThinkingLevel | None, BeforeValidator(_yaml_off)] = None

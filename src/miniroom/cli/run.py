@@ -9,7 +9,14 @@ import signal
 import sys
 
 from miniroom.cli.common import CommandError, agent_from_args, fail
-from miniroom.cli.render import error_record, event_record, notice_line, session_record
+from miniroom.cli.render import (
+    error_record,
+    event_record,
+    notice_line,
+    recreation_line,
+    recreation_record,
+    session_record,
+)
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
 
@@ -58,8 +65,12 @@ def run_command(args: argparse.Namespace) -> int:
         return fail(str(error))
     if args.json:
         _print_json(session_record(agent))
+        if (recreated := recreation_record(agent.session)) is not None:
+            _print_json(recreated)
         agent.subscribe(_json_listener)
     else:
+        if (line := recreation_line(agent.session)) is not None:
+            print(line, file=sys.stderr, flush=True)
         agent.subscribe(_notice_listener)
     ended = asyncio.run(_run(agent, prompt))
     if ended.error is not None:

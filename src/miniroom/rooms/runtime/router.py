@@ -22,7 +22,7 @@ ROUTER_PROMPT = (
     "You route chat messages to agents. Given the agents and a message, answer with the name of the one "
     "agent best suited to answer it, and nothing else."
 )
-ROUTER_OPTIONS = RequestOptions(thinking_level="off", max_tokens=64, timeout=60.0)
+ROUTER_OPTIONS = RequestOptions(thinking_level="off", max_tokens=64, idle_timeout=60.0)
 
 
 @dataclass(frozen=True, slots=True)
