@@ -92,7 +92,13 @@ async def test_edits_and_reactions_are_bundled_on_request(api: httpx.AsyncClient
     (shown,) = (await api.get("/api/rooms/lobby/events", params={"bundled": "true"})).json()["events"]
     relations = shown["unsigned"]["m.relations"]
     assert relations["m.replace"]["content"]["m.new_content"]["body"] == "hello @helper"
-    assert relations["m.annotation"]["chunk"] == [{"type": "m.reaction", "key": "👍", "count": 1}]
+    (reaction,) = relations["m.annotation"]["chunk"]
+    assert reaction == {
+        "type": "m.reaction",
+        "key": "👍",
+        "count": 1,
+        "io.miniroom.events": [{"event_id": reacted.json()["event_id"], "sender": YOU}],
+    }
 
 
 async def test_pages_follow_stream_positions(api: httpx.AsyncClient) -> None:
