@@ -13,7 +13,7 @@ YOU = "@you:miniroom.local"
 
 def client(app: Starlette, host: str = "127.0.0.1") -> httpx.AsyncClient:
     transport = httpx.ASGITransport(app=app, client=(host, 50123))
-    return httpx.AsyncClient(transport=transport, base_url="http://miniroom.test")
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765")
 
 
 def lobby(store: RoomStore) -> str:

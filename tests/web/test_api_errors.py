@@ -58,7 +58,8 @@ async def test_bad_messages(
 
 
 async def test_a_body_that_is_not_a_json_object(api: httpx.AsyncClient) -> None:
-    refused(await api.post(MESSAGES, content=b"hello"), 400, "M_NOT_JSON", "not JSON")
+    json_type = {"Content-Type": "application/json"}
+    refused(await api.post(MESSAGES, content=b"hello", headers=json_type), 400, "M_NOT_JSON", "not JSON")
     refused(await api.post(MESSAGES, json=["hello"]), 400, "M_BAD_JSON", "must be a JSON object")
 
 

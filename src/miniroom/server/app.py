@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -13,13 +14,17 @@ from starlette.staticfiles import StaticFiles
 from miniroom.server import api, page, stream
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, http_error, room_error
+from miniroom.server.site import DEFAULT_HOSTS
 from miniroom.transports.embedded import RoomError, RoomStore
 
 STATIC_DIR = Path(__file__).with_name("static")
 
 
-def create_app(store: RoomStore, *, api_token: str | None = None) -> Starlette:
-    """The app serving `store`; `api_token` (default: MINIROOM_API_TOKEN) protects the API when set."""
+def create_app(
+    store: RoomStore, *, api_token: str | None = None, allowed_hosts: Collection[str] = DEFAULT_HOSTS
+) -> Starlette:
+    """The app serving `store` to requests for `allowed_hosts` (the Host header's name, without port);
+    `api_token` (default: MINIROOM_API_TOKEN) protects the API when set."""
     app = Starlette(
         routes=[
             *page.ROUTES,
@@ -27,7 +32,7 @@ def create_app(store: RoomStore, *, api_token: str | None = None) -> Starlette:
             *stream.ROUTES,
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
-        middleware=[Middleware(AccessGuard, token=api_token or token_from_env())],
+        middleware=[Middleware(AccessGuard, token=api_token or token_from_env(), hosts=allowed_hosts)],
         exception_handlers={ApiError: api_error, RoomError: room_error, HTTPException: http_error},
     )
     app.state.store = store

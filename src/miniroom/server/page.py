@@ -17,7 +17,9 @@ SECURITY_HEADERS = {
         " base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # Links in messages lead to other sites without a Referer; the page's own writes keep their Origin
+    # (under no-referrer a browser sends `Origin: null`, which the API refuses as a foreign page).
+    "Referrer-Policy": "same-origin",
 }
 
 _PAGE = """<!doctype html>
