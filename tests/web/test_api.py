@@ -116,3 +116,25 @@ async def test_a_room_is_found_by_id_as_well_as_key(api: httpx.AsyncClient, stor
     response = await api.post(f"/api/rooms/{room_id}/messages", json={"body": "by id"})
     assert response.status_code == 201
     assert response.json()["event"]["room_id"] == room_id
+
+
+async def test_redacting_my_reaction_removes_it(api: httpx.AsyncClient) -> None:
+    message = await post(api, "ship it?")
+    path = f"/api/rooms/lobby/messages/{message['event_id']}"
+    reaction = (await api.post(f"{path}/reactions", json={"key": "👍"})).json()["event_id"]
+    redacted = await api.post(f"/api/rooms/lobby/events/{reaction}/redact", json={})
+    assert redacted.status_code == 201, redacted.text
+    event = redacted.json()["event"]
+    assert (event["type"], event["sender"], event["content"]) == (
+        "m.room.redaction",
+        YOU,
+        {"redacts": reaction},
+    )
+    (shown,) = (await api.get("/api/rooms/lobby/events", params={"bundled": "true"})).json()["events"]
+    assert "m.relations" not in shown["unsigned"]
+    # Reacting again works, and a reason may be given when redacting.
+    again = (await api.post(f"{path}/reactions", json={"key": "👍"})).json()["event_id"]
+    with_reason = await api.post(
+        f"/api/rooms/lobby/events/{again}/redact", json={"reason": "changed my mind"}
+    )
+    assert with_reason.json()["event"]["content"] == {"redacts": again, "reason": "changed my mind"}
