@@ -46,25 +46,24 @@ class AccessGuard:
         if scope["type"] == "http":
             refusal = self._refusal(scope)
             if refusal is not None:
-                await error_response(*refusal)(scope, receive, send)
+                await error_response(refusal.status, refusal.errcode, refusal.message)(scope, receive, send)
                 return
         await self._app(scope, receive, send)
 
-    def _refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+    def _refusal(self, scope: Scope) -> Refusal | None:
+        """The first check the request fails, in the order a person would fix them."""
         headers = _headers(scope)
         host = headers.get("host")
         method: str = scope["method"]
-        for refusal in (
+        checks = (
             host_refusal(host, self._hosts),
             self._client_refusal(scope),
             origin_refusal(
                 method, headers.get("origin"), headers.get("referer"), scope["scheme"], host or ""
             ),
             content_type_refusal(method, headers.get("content-type")),
-        ):
-            if refusal is not None:
-                return refusal.status, refusal.errcode, refusal.message
-        return None
+        )
+        return next((refusal for refusal in checks if refusal is not None), None)
 
     def _client_refusal(self, scope: Scope) -> Refusal | None:
         if self._token is None:
