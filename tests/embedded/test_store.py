@@ -144,11 +144,90 @@ def test_reactions_are_counted_once_per_sender_and_key(store: RoomStore, room_id
     store.append(room_id, HELPER, "m.reaction", reaction(message, "🎉"))
     with pytest.raises(InvalidEvent, match="already reacted 👍"):
         store.append(room_id, HELPER, "m.reaction", reaction(message, "👍"))
-    (shown,), _ = store.page(room_id, PageQuery(bundled=True))
-    assert shown["unsigned"]["m.relations"]["m.annotation"]["chunk"] == [
-        {"type": "m.reaction", "key": "👍", "count": 2},
-        {"type": "m.reaction", "key": "🎉", "count": 1},
+    assert reaction_counts(store, room_id) == [("👍", 2, {YOU, HELPER}), ("🎉", 1, {HELPER})]
+
+
+def reaction_counts(store: RoomStore, room_id: str) -> list[tuple[str, int, set[str]]]:
+    """The first message's bundled reactions: key, count and who reacted, in the order of the first."""
+    shown = store.page(room_id, PageQuery(bundled=True))[0][0]
+    chunk = shown["unsigned"].get("m.relations", {}).get("m.annotation", {"chunk": []})["chunk"]
+    return [
+        (item["key"], item["count"], {event["sender"] for event in item["io.miniroom.events"]})
+        for item in chunk
     ]
+
+
+def redaction(target: str, reason: str | None = None) -> dict[str, object]:
+    return {"redacts": target} if reason is None else {"redacts": target, "reason": reason}
+
+
+def test_a_redacted_reaction_no_longer_counts_and_may_be_given_again(store: RoomStore, room_id: str) -> None:
+    message = store.append(room_id, HELPER, "m.room.message", text("ship it?"))["event_id"]
+    mine = store.append(room_id, YOU, "m.reaction", reaction(message, "👍"))
+    store.append(room_id, HELPER, "m.reaction", reaction(message, "👍"))
+    redacted = store.append(room_id, YOU, "m.room.redaction", redaction(mine["event_id"], "oops"))
+    assert redacted["content"] == {"redacts": mine["event_id"], "reason": "oops"}
+    assert reaction_counts(store, room_id) == [("👍", 1, {HELPER})]
+    pruned = store.event(room_id, mine["event_id"])
+    assert pruned is not None
+    # The relation stays (MSC3389), so the event keeps its place; redacted_because says it is gone.
+    assert pruned["content"] == {"m.relates_to": mine["content"]["m.relates_to"]}
+    assert pruned["unsigned"]["redacted_because"]["event_id"] == redacted["event_id"]
+    again = store.append(room_id, YOU, "m.reaction", reaction(message, "👍"))
+    assert reaction_counts(store, room_id) == [("👍", 2, {YOU, HELPER})]
+    assert again["event_id"] != mine["event_id"]
+    # A bundled page shows the message only: reactions and redactions are applied to it.
+    assert [event["event_id"] for event in store.page(room_id, PageQuery(bundled=True))[0]] == [message]
+
+
+def test_a_redacted_message_keeps_its_thread_and_loses_its_text(store: RoomStore, room_id: str) -> None:
+    root = store.append(room_id, YOU, "m.room.message", text("root"))["event_id"]
+    reply = store.append(room_id, YOU, "m.room.message", text("secret", rel_type="m.thread", event_id=root))
+    store.append(room_id, YOU, "m.room.message", edit(reply["event_id"], "more secret"))
+    removal = store.append(room_id, YOU, "m.room.redaction", redaction(reply["event_id"]))
+    assert removal["event_id"] in {e["event_id"] for e in store.page(room_id, PageQuery(thread=root))[0]}
+    _, shown = store.page(room_id, PageQuery(bundled=True, thread=root))[0]
+    assert shown["content"] == {"m.relates_to": {"rel_type": "m.thread", "event_id": root}}
+    assert "m.relations" not in shown["unsigned"]  # its edit no longer shows either
+    with pytest.raises(InvalidEvent, match="was deleted"):
+        store.append(room_id, YOU, "m.room.message", edit(reply["event_id"], "back"))
+
+
+def test_redaction_refusals(store: RoomStore, room_id: str) -> None:
+    theirs = store.append(room_id, YOU, "m.room.message", text("mine"))["event_id"]
+    with pytest.raises(NotAllowed, match="that needs power level 50; redact your own events"):
+        store.append(room_id, HELPER, "m.room.redaction", redaction(theirs))
+    with pytest.raises(UnknownEvent, match=r"\$gone is not an event"):
+        store.append(room_id, YOU, "m.room.redaction", redaction("$gone"))
+    with pytest.raises(InvalidEvent, match='needs the "redacts" event id'):
+        store.append(room_id, YOU, "m.room.redaction", {"redacts": 5})
+    first = store.append(room_id, YOU, "m.room.redaction", redaction(theirs))
+    with pytest.raises(InvalidEvent, match="itself a redaction"):
+        store.append(room_id, YOU, "m.room.redaction", redaction(first["event_id"]))
+    # The room admin may redact anyone's events; a second redaction keeps the first as the reason.
+    helper_says = store.append(room_id, HELPER, "m.room.message", text("hi"))["event_id"]
+    store.append(room_id, YOU, "m.room.redaction", redaction(helper_says))
+    again = store.append(room_id, YOU, "m.room.redaction", redaction(theirs))
+    event = store.event(room_id, theirs)
+    assert event is not None
+    assert event["unsigned"]["redacted_because"]["event_id"] == first["event_id"] != again["event_id"]
+
+
+def test_a_database_from_before_redactions_gains_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "old" / "rooms.sqlite3"
+    path.parent.mkdir()
+    with sqlite3.connect(path) as old:
+        old.execute(
+            "CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE,"
+            " room_id TEXT NOT NULL, sender TEXT NOT NULL, type TEXT NOT NULL, content TEXT NOT NULL,"
+            " origin_server_ts INTEGER NOT NULL, rel_type TEXT, relates_to TEXT, thread_root TEXT)"
+        )
+    store = RoomStore(path)
+    room_id = store.ensure_room("lobby").room_id
+    message = store.append(room_id, YOU, "m.room.message", text("hi"))["event_id"]
+    store.append(room_id, YOU, "m.room.redaction", redaction(message))
+    assert "redacted_because" in (store.event(room_id, message) or {})["unsigned"]
+    store.close()
 
 
 def test_pages_go_forward_and_backward_by_position(store: RoomStore, room_id: str) -> None:

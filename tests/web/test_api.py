@@ -92,7 +92,13 @@ async def test_edits_and_reactions_are_bundled_on_request(api: httpx.AsyncClient
     (shown,) = (await api.get("/api/rooms/lobby/events", params={"bundled": "true"})).json()["events"]
     relations = shown["unsigned"]["m.relations"]
     assert relations["m.replace"]["content"]["m.new_content"]["body"] == "hello @helper"
-    assert relations["m.annotation"]["chunk"] == [{"type": "m.reaction", "key": "👍", "count": 1}]
+    (reaction,) = relations["m.annotation"]["chunk"]
+    assert reaction == {
+        "type": "m.reaction",
+        "key": "👍",
+        "count": 1,
+        "io.miniroom.events": [{"event_id": reacted.json()["event_id"], "sender": YOU}],
+    }
 
 
 async def test_pages_follow_stream_positions(api: httpx.AsyncClient) -> None:
@@ -122,3 +128,25 @@ async def test_a_post_repeated_with_its_txn_id_returns_the_first_event(
     assert other["event_id"] != first["event_id"]
     bodies = [event["content"]["body"] for event in store.events_after(0)]
     assert bodies == ["only once", "only once"]
+
+
+async def test_redacting_my_reaction_removes_it(api: httpx.AsyncClient) -> None:
+    message = await post(api, "ship it?")
+    path = f"/api/rooms/lobby/messages/{message['event_id']}"
+    reaction = (await api.post(f"{path}/reactions", json={"key": "👍"})).json()["event_id"]
+    redacted = await api.post(f"/api/rooms/lobby/events/{reaction}/redact", json={})
+    assert redacted.status_code == 201, redacted.text
+    event = redacted.json()["event"]
+    assert (event["type"], event["sender"], event["content"]) == (
+        "m.room.redaction",
+        YOU,
+        {"redacts": reaction},
+    )
+    (shown,) = (await api.get("/api/rooms/lobby/events", params={"bundled": "true"})).json()["events"]
+    assert "m.relations" not in shown["unsigned"]
+    # Reacting again works, and a reason may be given when redacting.
+    again = (await api.post(f"{path}/reactions", json={"key": "👍"})).json()["event_id"]
+    with_reason = await api.post(
+        f"/api/rooms/lobby/events/{again}/redact", json={"reason": "changed my mind"}
+    )
+    assert with_reason.json()["event"]["content"] == {"redacts": again, "reason": "changed my mind"}

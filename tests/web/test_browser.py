@@ -2,33 +2,14 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from playwright.async_api import Page, expect
 
 from miniroom.transports.embedded import EmbeddedTransport
 from tests.web.conftest import LiveServer
-from tests.web.support import HELPER
+from tests.web.support import Agent, screenshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-# Set MINIROOM_SCREENSHOTS to a folder to keep pictures of the page for a look by eye.
-SCREENSHOTS = os.environ.get("MINIROOM_SCREENSHOTS")
-
-
-def edit(target: str, body: str) -> dict[str, object]:
-    return {
-        "msgtype": "m.text",
-        "body": f"* {body}",
-        "m.new_content": {"msgtype": "m.text", "body": body},
-        "m.relates_to": {"rel_type": "m.replace", "event_id": target},
-    }
-
-
-async def screenshot(page: Page, name: str) -> None:
-    if SCREENSHOTS:
-        await page.screenshot(path=str(Path(SCREENSHOTS) / name))
 
 
 async def test_send_a_message_and_see_a_streamed_reply(page: Page, live_server: LiveServer) -> None:
@@ -47,9 +28,10 @@ async def test_send_a_message_and_see_a_streamed_reply(page: Page, live_server: 
     await expect(mine).to_have_text("@helper can you <b>summarise</b> this?")
     await expect(composer).to_have_value("")
 
-    reply = await transport.send(HELPER, lobby, "m.room.message", {"msgtype": "m.text", "body": "Reading"})
+    agent = Agent(live_server.store, lobby)
+    reply = agent.post("Reading")
     for body in ("Reading the", "Reading the text", "Here is the summary: it is short."):
-        await transport.send(HELPER, lobby, "m.room.message", edit(reply, body))
+        agent.edit(reply, body)
     replies = page.locator("#timeline .message:not(.mine)")
     await expect(replies.locator(".body")).to_have_text("Here is the summary: it is short.")
     await expect(replies).to_have_count(1)

@@ -197,4 +197,5 @@ async def test_a_tool_call_shows_as_a_compact_line_in_the_reply(
     with miniroom_serve(tmp_path, provider) as serve:
         thread = await send_in_lobby(page, serve, "What is in your workspace?")
         body = thread.locator(".message:not(.mine) .body")
-        await expect(body).to_have_text("🔧 Ls .\n\nThe workspace is empty.", timeout=WAIT_MS)
+        await expect(body.locator(".line.tool")).to_have_text("🔧 Ls .", timeout=WAIT_MS)
+        await expect(body.locator(".markdown")).to_have_text("The workspace is empty.", timeout=WAIT_MS)

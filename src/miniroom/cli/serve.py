@@ -103,7 +103,7 @@ def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions) -> Back
         from miniroom.transports.matrix import MatrixTransport
 
         return Backend(MatrixTransport(config.matrix, data_dir))
-    from miniroom.server import build_server, create_app
+    from miniroom.server import DEFAULT_HOSTS, build_server, create_app
     from miniroom.transports.embedded.store import RoomStore
     from miniroom.transports.embedded.transport import EmbeddedTransport
 
@@ -111,7 +111,9 @@ def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions) -> Back
     listening = listen(host, port)
     store = RoomStore.open(data_dir)
     names = {key: room.display_name for key, room in config.rooms.items() if room.display_name}
-    server = build_server(create_app(store, insecure=web.insecure), host=host, port=port)
+    server = build_server(
+        create_app(store, allowed_hosts=(*DEFAULT_HOSTS, host), insecure=web.insecure), host=host, port=port
+    )
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
 
     def close() -> None:

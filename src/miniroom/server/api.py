@@ -1,4 +1,4 @@
-"""The embedded rooms API: list rooms, read a timeline page, post, edit and react as the local user."""
+"""The embedded rooms API: list rooms, read timeline pages, post, edit, react and redact as the local user."""
 
 from __future__ import annotations
 
@@ -9,26 +9,36 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from miniroom.rooms.events import parse_event
+from miniroom.rooms.events import REDACTION_TYPE, parse_event
 from miniroom.rooms.transport import Content, Event
 from miniroom.server import compose
-from miniroom.server.errors import ApiError, bad_request
+from miniroom.server.errors import ApiError, bad_request, shown
 from miniroom.server.inputs import (
+    MAX_ID_BYTES,
     json_object,
     message_body,
     optional_event_id,
+    optional_text,
     optional_txn_id,
     query_flag,
     query_int,
 )
-from miniroom.transports.embedded import PageQuery, Room, RoomStore, UnknownEvent
+from miniroom.transports.embedded import PageQuery, Room, RoomStore, UnknownEvent, UnknownRoom
 
 MAX_PAGE = 500
+MAX_REASON_CHARS = 1000
 
 
 def store_of(request: Request) -> RoomStore:
     store: RoomStore = request.app.state.store
     return store
+
+
+async def room_of(store: RoomStore, room: str) -> Room:
+    """The room with this id or key; a longer text than any id is refused before a lookup."""
+    if len(room.encode()) > MAX_ID_BYTES:
+        raise UnknownRoom(f"no room {shown(room)}; use a room id or key from GET /api/rooms")
+    return await asyncio.to_thread(store.room, room)
 
 
 async def list_rooms(request: Request) -> JSONResponse:
@@ -56,7 +66,7 @@ def _room_json(store: RoomStore, room: Room) -> dict[str, Any]:
 async def room_events(request: Request) -> JSONResponse:
     """A page of events, oldest first; `after`/`before` are stream positions, `thread` a root event id."""
     store = store_of(request)
-    room = await asyncio.to_thread(store.room, request.path_params["room"])
+    room = await room_of(store, request.path_params["room"])
     query = PageQuery(
         after=query_int(request, "after", low=0),
         before=query_int(request, "before", low=0),
@@ -75,7 +85,7 @@ async def post_message(request: Request) -> JSONResponse:
 
     A `txn_id` makes the post idempotent: a client retrying it (after a lost answer) gets the same event."""
     store = store_of(request)
-    room = await asyncio.to_thread(store.room, request.path_params["room"])
+    room = await room_of(store, request.path_params["room"])
     data = await json_object(request, ("body", "thread_root", "reply_to", "txn_id"))
     body = message_body(data)
     txn_id = optional_txn_id(data)
@@ -90,9 +100,11 @@ async def post_message(request: Request) -> JSONResponse:
 async def edit_message(request: Request) -> JSONResponse:
     """Replace the text of one of the local user's own messages."""
     store = store_of(request)
-    room = await asyncio.to_thread(store.room, request.path_params["room"])
+    room = await room_of(store, request.path_params["room"])
     original = await _existing_event(store, room.room_id, request.path_params["event_id"])
     body = message_body(await json_object(request, ("body",)))
+    if "redacted_because" in original["unsigned"]:
+        raise bad_request("that message was deleted (redacted), so it cannot be edited; send a new one")
     if original["sender"] != store.local_user_id:
         raise ApiError(
             403,
@@ -110,12 +122,21 @@ async def edit_message(request: Request) -> JSONResponse:
 async def react(request: Request) -> JSONResponse:
     """Annotate a message with a reaction `key`, such as an emoji."""
     store = store_of(request)
-    room = await asyncio.to_thread(store.room, request.path_params["room"])
+    room = await room_of(store, request.path_params["room"])
     target = await _existing_event(store, room.room_id, request.path_params["event_id"])
     key = (await json_object(request, ("key",))).get("key")
     if not isinstance(key, str) or not key.strip() or len(key) > 64:
         raise bad_request('send {"key": "👍"}: "key" must be a short non-empty text such as an emoji')
     return await _send(store, room, "m.reaction", compose.reaction_content(target["event_id"], key))
+
+
+async def redact(request: Request) -> JSONResponse:
+    """Redact an event (remove a reaction, delete a message): `{"reason": "…"}` is optional."""
+    store = store_of(request)
+    room = await room_of(store, request.path_params["room"])
+    target = await _existing_event(store, room.room_id, request.path_params["event_id"])
+    reason = optional_text(await json_object(request, ("reason",)), "reason", limit=MAX_REASON_CHARS)
+    return await _send(store, room, REDACTION_TYPE, compose.redaction_content(target["event_id"], reason))
 
 
 async def _send(
@@ -146,9 +167,10 @@ async def _relation(
 
 
 async def _existing_event(store: RoomStore, room_id: str, event_id: str) -> Event:
-    event = await asyncio.to_thread(store.event, room_id, event_id)
+    too_long = len(event_id.encode()) > MAX_ID_BYTES
+    event = None if too_long else await asyncio.to_thread(store.event, room_id, event_id)
     if event is None:
-        raise UnknownEvent(f"{event_id} is not an event of room {room_id}")
+        raise UnknownEvent(f"{shown(event_id) if too_long else event_id} is not an event of room {room_id}")
     return event
 
 
@@ -158,4 +180,5 @@ ROUTES = [
     Route("/api/rooms/{room}/messages", post_message, methods=["POST"]),
     Route("/api/rooms/{room}/messages/{event_id}", edit_message, methods=["PUT"]),
     Route("/api/rooms/{room}/messages/{event_id}/reactions", react, methods=["POST"]),
+    Route("/api/rooms/{room}/events/{event_id}/redact", redact, methods=["POST"]),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -13,15 +14,22 @@ from starlette.staticfiles import StaticFiles
 from miniroom.server import api, page, stream
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, http_error, room_error
+from miniroom.server.site import DEFAULT_HOSTS
 from miniroom.transports.embedded import RoomError, RoomStore
 
 STATIC_DIR = Path(__file__).with_name("static")
 
 
-def create_app(store: RoomStore, *, api_token: str | None = None, insecure: bool = False) -> Starlette:
-    """The app serving `store`; `api_token` (default: MINIROOM_API_TOKEN) protects the API when set.
-
-    Without a token only loopback clients are served, unless `insecure` opens the API to every client."""
+def create_app(
+    store: RoomStore,
+    *,
+    api_token: str | None = None,
+    allowed_hosts: Collection[str] = DEFAULT_HOSTS,
+    insecure: bool = False,
+) -> Starlette:
+    """The app serving `store` to requests for `allowed_hosts` (the Host header's name, without port);
+    `api_token` (default: MINIROOM_API_TOKEN) protects the API when set. Without a token only loopback
+    clients are served, unless `insecure` opens the API to every client."""
     app = Starlette(
         routes=[
             *page.ROUTES,
@@ -29,7 +37,11 @@ def create_app(store: RoomStore, *, api_token: str | None = None, insecure: bool
             *stream.ROUTES,
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
-        middleware=[Middleware(AccessGuard, token=api_token or token_from_env(), insecure=insecure)],
+        middleware=[
+            Middleware(
+                AccessGuard, token=api_token or token_from_env(), hosts=allowed_hosts, insecure=insecure
+            )
+        ],
         exception_handlers={ApiError: api_error, RoomError: room_error, HTTPException: http_error},
     )
     app.state.store = store

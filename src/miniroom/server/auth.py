@@ -1,15 +1,25 @@
-"""Who may use the API: with MINIROOM_API_TOKEN set, bearers of that token; without it, loopback only."""
+"""Who may use the app: requests to its own host names; with MINIROOM_API_TOKEN set, bearers of that token,
+without it loopback clients only; writes only from its own page (or from clients that are not web pages)."""
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
 import os
+from collections.abc import Collection
 from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from miniroom.server.errors import error_response
+from miniroom.server.site import (
+    DEFAULT_HOSTS,
+    Refusal,
+    content_type_refusal,
+    host_names,
+    host_refusal,
+    origin_refusal,
+)
 
 TOKEN_VARIABLE = "MINIROOM_API_TOKEN"
 # EventSource cannot send headers, so the stream alone also takes the token as `?access_token=`.
@@ -21,29 +31,55 @@ def token_from_env() -> str | None:
 
 
 class AccessGuard:
-    """ASGI middleware refusing API requests without the token, or from other hosts when there is none.
+    """ASGI middleware refusing requests to other host names, API requests without the token (or from other
+    machines when there is none), and writes sent by pages of other sites or not declared JSON.
 
     The page and its assets hold no room data, so with a token set they are served to anyone.
     """
 
-    def __init__(self, app: ASGIApp, token: str | None, *, insecure: bool = False) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str | None,
+        hosts: Collection[str] = DEFAULT_HOSTS,
+        *,
+        insecure: bool = False,
+    ) -> None:
         self._app = app
         self._token = token.encode() if token else None
+        self._hosts = host_names(hosts)
         self._insecure = insecure  # `serve --insecure`: no token, and every client is served
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             refusal = self._refusal(scope)
             if refusal is not None:
-                await error_response(*refusal)(scope, receive, send)
+                await error_response(refusal.status, refusal.errcode, refusal.message)(scope, receive, send)
                 return
         await self._app(scope, receive, send)
 
-    def _refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+    def _refusal(self, scope: Scope) -> Refusal | None:
+        """The first check the request fails, in the order a person would fix them."""
+        headers = _headers(scope)
+        host = headers.get("host")
+        method: str = scope["method"]
+        checks = (
+            host_refusal(host, self._hosts),
+            self._client_refusal(scope),
+            origin_refusal(
+                method, headers.get("origin"), headers.get("referer"), scope["scheme"], host or ""
+            ),
+            content_type_refusal(method, headers.get("content-type")),
+        )
+        return next((refusal for refusal in checks if refusal is not None), None)
+
+    def _client_refusal(self, scope: Scope) -> Refusal | None:
         if self._token is None:
             if self._insecure or _is_loopback(scope):
                 return None
-            return 403, "M_FORBIDDEN", f"only local clients are served; set {TOKEN_VARIABLE} to allow others"
+            return Refusal(
+                403, "M_FORBIDDEN", f"only local clients are served; set {TOKEN_VARIABLE} to allow others"
+            )
         path: str = scope["path"]
         if not path.startswith("/api/"):
             return None
@@ -52,7 +88,17 @@ class AccessGuard:
         if offered is not None and hmac.compare_digest(offered, self._token):
             return None
         problem = "wrong API token" if offered else "no API token"
-        return 401, "M_UNKNOWN_TOKEN", f"{problem}; send the header Authorization: Bearer <{TOKEN_VARIABLE}>"
+        return Refusal(
+            401, "M_UNKNOWN_TOKEN", f"{problem}; send the header Authorization: Bearer <{TOKEN_VARIABLE}>"
+        )
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """The request headers that the checks read, decoded as HTTP defines them (Latin-1); the first wins."""
+    headers: dict[str, str] = {}
+    for name, value in scope["headers"]:
+        headers.setdefault(name.decode("latin-1"), value.decode("latin-1"))
+    return headers
 
 
 def _offered_token(scope: Scope, *, query_allowed: bool) -> bytes | None:

@@ -72,6 +72,11 @@ def reaction_content(target: str, key: str) -> Content:
     return {"m.relates_to": {"rel_type": "m.annotation", "event_id": target, "key": key}}
 
 
+def redaction_content(target: str, reason: str | None) -> Content:
+    """Room version 11 redaction content: `redacts` is in the content, not at the top level."""
+    return {"redacts": target} if reason is None else {"redacts": target, "reason": reason}
+
+
 def _formatted_body(body: str, index: MentionIndex, mentioned: set[str]) -> str:
     def pill(match: re.Match[str]) -> str:
         user_id = index.lookup(match.group(1), match.group(2))

@@ -19,12 +19,23 @@ class ApiError(Exception):
         self.message = message
 
 
+_SHOWN_CHARS = 80
+
+
 def bad_request(message: str) -> ApiError:
     return ApiError(400, "M_BAD_JSON", message)
 
 
+def shown(value: object) -> str:
+    """`value` as an error message quotes it: its repr, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN_CHARS else f"{text[: _SHOWN_CHARS - 1]}…"
+
+
 def error_response(status: int, errcode: str, message: str) -> JSONResponse:
-    return JSONResponse({"errcode": errcode, "error": message}, status_code=status)
+    # A lone surrogate from the request cannot be encoded as UTF-8; it is shown escaped instead.
+    readable = message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse({"errcode": errcode, "error": readable}, status_code=status)
 
 
 async def api_error(_: Request, exc: Exception) -> Response:

@@ -17,7 +17,9 @@ SECURITY_HEADERS = {
         " base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # Links in messages lead to other sites without a Referer; the page's own writes keep their Origin
+    # (under no-referrer a browser sends `Origin: null`, which the API refuses as a foreign page).
+    "Referrer-Policy": "same-origin",
 }
 
 _PAGE = """<!doctype html>
@@ -28,7 +30,9 @@ _PAGE = """<!doctype html>
 <title>miniroom</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/app.css">
-<script src="/static/app.js" defer></script>
+<script src="/static/vendor/marked.umd.js" defer></script>
+<script src="/static/vendor/purify.min.js" defer></script>
+<script src="/static/app.js" type="module"></script>
 </head>
 <body data-user-id="{user_id}" data-user-name="{user_name}">
 <div class="layout">
@@ -40,6 +44,7 @@ _PAGE = """<!doctype html>
   <main class="room" id="room">
     <header class="room-header">
       <h1 id="room-name">Pick a room</h1>
+      <span id="room-error" class="label error" hidden>error</span>
       <span id="room-topic" class="muted"></span>
     </header>
     <ol id="timeline" class="timeline" aria-live="polite"></ol>
@@ -52,6 +57,7 @@ _PAGE = """<!doctype html>
   <aside class="thread" id="thread" hidden aria-label="Thread">
     <header class="room-header">
       <h2>Thread</h2>
+      <span id="thread-error" class="label error" hidden>error</span>
       <button type="button" id="thread-close" class="icon" aria-label="Close thread">×</button>
     </header>
     <ol id="thread-timeline" class="timeline"></ol>

@@ -11,9 +11,8 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-from miniroom.server.api import store_of
-from miniroom.server.errors import bad_request
-from miniroom.server.inputs import query_int
+from miniroom.server.api import room_of, store_of
+from miniroom.server.inputs import query_int, whole_number
 from miniroom.transports.embedded import RoomStore
 
 _BATCH = 100
@@ -27,7 +26,7 @@ async def stream_events(request: Request) -> StreamingResponse:
     """Events after `Last-Event-ID` (or `?after=`), else from now on; `?room=` keeps one room's events."""
     store = store_of(request)
     room = request.query_params.get("room")
-    room_id = (await asyncio.to_thread(store.room, room)).room_id if room else None
+    room_id = (await room_of(store, room)).room_id if room else None
     position = _resume_position(request)
     if position is None:
         position = await asyncio.to_thread(store.latest_position)
@@ -42,9 +41,7 @@ def _resume_position(request: Request) -> int | None:
     last_id = request.headers.get("last-event-id")
     if last_id is None:
         return query_int(request, "after", low=0)
-    if not last_id.isdigit():
-        raise bad_request(f"Last-Event-ID must be a stream position (a whole number), not {last_id!r}")
-    return int(last_id)
+    return whole_number(last_id, "Last-Event-ID (a stream position)")
 
 
 async def _sse(store: RoomStore, position: int, room_id: str | None) -> AsyncIterator[str]:

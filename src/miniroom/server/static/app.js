@@ -1,49 +1,30 @@
-// miniroom web chat: rooms, timeline, threads, streaming edits and reactions over the embedded rooms API.
-// User text is only ever set with textContent, never parsed as HTML.
-"use strict";
+// miniroom web chat: rooms, timeline, threads, streaming edits, reactions and redactions over the embedded
+// rooms API, shown from the model in model.js. Message text reaches the page only as sanitised Markdown
+// (render.js) or as textContent.
+import { api, friendly, token } from "./api.js";
+import {
+  ROOM_LEVEL,
+  addReaction,
+  applyEdit,
+  deleteMessage,
+  enterRoom,
+  failedTurn,
+  followTurn,
+  fromAgent,
+  myReaction,
+  position,
+  redacted,
+  relation,
+  removeReaction,
+  state,
+  track,
+} from "./model.js";
+import { renderBody } from "./render.js";
 
 const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
 const PAGE_SIZE = 200;
-// An agent's reply is posted, then edited in place as it streams: it shows as "writing" until no edit has
-// come for this long (the room runtime edits a streaming reply about every 0.7 s).
-const STREAM_QUIET_MS = 3000;
-
-const state = {
-  userId: document.body.dataset.userId,
-  rooms: new Map(), // room_id -> room (with members)
-  room: null, // the open room
-  messages: new Map(), // event_id -> message model of the open room
-  threadRoot: null, // event_id of the open thread
-  roomLatest: 0, // stream position the open room's page was read at; older stream events are in it
-  pending: null, // stream events that arrive while the open room's page loads
-  latest: 0,
-};
 
 const $ = (id) => document.getElementById(id);
-
-// --- API -------------------------------------------------------------------------------------------
-
-function token() {
-  const match = location.hash.match(/token=([^&]+)/);
-  if (match) {
-    sessionStorage.setItem("miniroomToken", decodeURIComponent(match[1]));
-    history.replaceState(null, "", location.pathname + location.search);
-  }
-  return sessionStorage.getItem("miniroomToken");
-}
-
-async function api(path, options = {}) {
-  const headers = { "Content-Type": "application/json" };
-  const secret = token();
-  if (secret) headers.Authorization = `Bearer ${secret}`;
-  const response = await fetch(path, { ...options, headers });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const hint = response.status === 401 ? " Open this page as /#token=<your MINIROOM_API_TOKEN>." : "";
-    throw new Error((data.error || `${response.status} ${response.statusText}`) + hint);
-  }
-  return data;
-}
 
 function showStatus(text) {
   const status = $("status");
@@ -57,39 +38,14 @@ function roomPath(suffix = "") {
 
 // --- Messages --------------------------------------------------------------------------------------
 
-function relation(event) {
-  return (event.content && event.content["m.relates_to"]) || {};
+function setErrorLabel(label, turn) {
+  label.hidden = !turn;
+  label.title = turn ? turn.error || "The agent's turn failed" : "";
 }
 
-function position(event) {
-  return (event.unsigned && event.unsigned.stream_position) || 0;
-}
-
-function newMessage(event) {
-  const rel = relation(event);
-  const message = {
-    event,
-    body: event.content.body,
-    editedAt: 0,
-    threadRoot: rel.rel_type === "m.thread" ? rel.event_id : null,
-    replies: 0,
-    reactions: new Map(),
-    views: [],
-    streaming: false,
-    streamTimer: null,
-  };
-  const bundled = (event.unsigned && event.unsigned["m.relations"]) || {};
-  if (bundled["m.replace"]) applyEdit(message, bundled["m.replace"]);
-  if (bundled["m.thread"]) message.replies = bundled["m.thread"].count;
-  for (const chunk of (bundled["m.annotation"] || {}).chunk || []) message.reactions.set(chunk.key, chunk.count);
-  return message;
-}
-
-function applyEdit(message, edit) {
-  const newContent = edit.content["m.new_content"];
-  if (!newContent || position(edit) <= message.editedAt) return;
-  message.body = newContent.body;
-  message.editedAt = position(edit);
+function showErrorLabels() {
+  setErrorLabel($("room-error"), failedTurn(ROOM_LEVEL));
+  setErrorLabel($("thread-error"), state.threadRoot ? failedTurn(state.threadRoot) : null);
 }
 
 function senderName(userId) {
@@ -112,6 +68,12 @@ function button(label, title, onClick) {
   return node;
 }
 
+function errorLabel() {
+  const label = element("span", "label error", "error");
+  label.hidden = true;
+  return label;
+}
+
 function renderMessage(message, inThread) {
   const item = element("li", "message");
   item.dataset.eventId = message.event.event_id;
@@ -121,7 +83,11 @@ function renderMessage(message, inThread) {
   const time = new Date(message.event.origin_server_ts);
   meta.append(element("time", "muted", time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })));
   item.append(meta, element("div", "body"), element("div", "reactions"), actions(message, inThread));
-  if (!inThread) item.append(element("button", "thread-link"));
+  if (!inThread) {
+    const thread = element("div", "thread-summary");
+    thread.append(element("button", "thread-link"), errorLabel());
+    item.append(thread);
+  }
   message.views.push(item);
   refresh(message);
   return item;
@@ -129,7 +95,7 @@ function renderMessage(message, inThread) {
 
 function actions(message, inThread) {
   const bar = element("div", "actions");
-  for (const key of REACTIONS) bar.append(button(key, `React ${key}`, () => react(message, key)));
+  for (const key of REACTIONS) bar.append(button(key, `React ${key}`, () => toggleReaction(message, key)));
   if (!inThread) bar.append(button("Reply in thread", "Open the thread", () => openThread(message.event.event_id)));
   if (message.event.sender === state.userId) {
     bar.append(button("Edit", "Edit your message", (event) => startEdit(message, event.target.closest(".message"))));
@@ -141,35 +107,42 @@ function refresh(message) {
   message.views = message.views.filter((view) => view.isConnected || !view.dataset.rendered);
   for (const view of message.views) {
     view.dataset.rendered = "1";
-    if (!view.querySelector(".editor")) view.querySelector(".body").textContent = message.body;
+    if (!view.querySelector(".editor")) {
+      renderBody(view.querySelector(".body"), message.body, message.turn, fromAgent(message));
+    }
     view.classList.toggle("edited", message.editedAt > 0);
     view.classList.toggle("streaming", message.streaming);
-    const chips = view.querySelector(".reactions");
-    chips.replaceChildren();
-    for (const [key, count] of message.reactions) {
-      const chip = button(`${key} ${count}`, `React ${key}`, () => react(message, key));
-      chip.className = "chip";
-      chips.append(chip);
-    }
+    view.classList.toggle("deleted", message.body === undefined);
+    view.querySelector(".reactions").replaceChildren(...chips(message));
     const link = view.querySelector(".thread-link");
     if (link) {
-      link.hidden = message.replies === 0;
+      link.parentElement.hidden = message.replies === 0;
       link.textContent = `${message.replies} ${message.replies === 1 ? "reply" : "replies"}`;
       link.onclick = () => openThread(message.event.event_id);
+      setErrorLabel(view.querySelector(".thread-summary .error"), failedTurn(message.event.event_id));
     }
   }
 }
 
-// Live edits of someone else's message (an agent streaming its reply): "writing" until the edits stop.
-// A message posted once and never edited (a short reply, a failure notice) is never marked.
-function markStreaming(message) {
-  if (message.event.sender === state.userId) return;
-  clearTimeout(message.streamTimer);
-  message.streaming = true;
-  message.streamTimer = setTimeout(() => {
-    message.streaming = false;
-    refresh(message);
-  }, STREAM_QUIET_MS);
+function chips(message) {
+  return [...message.reactions].map(([key, senders]) => {
+    const mine = [...senders.values()].includes(state.userId);
+    const names = [...senders.values()].map(senderName).join(", ");
+    const chip = button(`${key} ${senders.size}`, mine ? `${names}; click to remove yours` : names, () =>
+      toggleReaction(message, key),
+    );
+    chip.className = mine ? "chip mine" : "chip";
+    chip.setAttribute("aria-pressed", String(mine));
+    return chip;
+  });
+}
+
+// Refresh a message and what shows its conversation's state: its thread's root and the error labels.
+function refreshConversation(message) {
+  refresh(message);
+  const root = message.threadRoot && state.messages.get(message.threadRoot);
+  if (root) refresh(root);
+  showErrorLabels();
 }
 
 function append(list, item) {
@@ -178,33 +151,48 @@ function append(list, item) {
   if (atBottom) list.scrollTop = list.scrollHeight;
 }
 
-// Apply one event of the open room: from its page (with edits, reactions and reply counts bundled),
-// from the stream (each event once, as its position is past the page's), or as the answer to a post.
+// Apply one event of the open room: from its page (with edits, reactions and reply counts bundled), from
+// the stream (each event once, as its position is past the page's), or as the answer to a post. Applying
+// the same event twice changes nothing.
 function receive(event, fromPage) {
-  if (event.type === "m.reaction") {
-    const target = state.messages.get(relation(event).event_id);
-    if (!target) return;
-    const key = relation(event).key;
-    target.reactions.set(key, (target.reactions.get(key) || 0) + 1);
-    return refresh(target);
-  }
+  if (event.type === "m.reaction") return receiveReaction(event);
+  if (event.type === "m.room.redaction") return receiveRedaction(event);
   if (event.type !== "m.room.message" || state.messages.has(event.event_id)) return;
-  if (relation(event).rel_type === "m.replace") {
-    const target = state.messages.get(relation(event).event_id);
-    if (!target) return;
-    applyEdit(target, event);
-    if (!fromPage && event.sender === target.event.sender) markStreaming(target);
-    return refresh(target);
-  }
-  const message = newMessage(event);
-  state.messages.set(event.event_id, message);
+  if (relation(event).rel_type === "m.replace") return receiveEdit(event, fromPage);
+  const message = track(event);
   if (message.threadRoot) {
     const root = state.messages.get(message.threadRoot);
-    if (root && !fromPage) root.replies += 1, refresh(root);
+    if (root && !fromPage) root.replies += 1;
     if (state.threadRoot === message.threadRoot) append($("thread-timeline"), renderMessage(message, true));
   } else {
     append($("timeline"), renderMessage(message, false));
   }
+  refreshConversation(message);
+}
+
+function receiveEdit(event, fromPage) {
+  const target = state.messages.get(relation(event).event_id);
+  if (!target || redacted(event)) return;
+  applyEdit(target, event);
+  if (event.sender === target.event.sender) followTurn(target, !fromPage, refresh);
+  refreshConversation(target);
+}
+
+function receiveReaction(event) {
+  const target = state.messages.get(relation(event).event_id);
+  if (!target || redacted(event)) return;
+  addReaction(target, relation(event).key, event.event_id, event.sender);
+  refresh(target);
+}
+
+// A redaction removes a reaction, or deletes a message's text.
+function receiveRedaction(event) {
+  const reactedTo = removeReaction(event.content.redacts);
+  if (reactedTo) return refresh(reactedTo);
+  const message = state.messages.get(event.content.redacts);
+  if (!message) return;
+  deleteMessage(message);
+  refreshConversation(message);
 }
 
 // --- Actions ---------------------------------------------------------------------------------------
@@ -221,19 +209,25 @@ async function send(body, threadRoot, txnId) {
   receive(sent.event, false);
 }
 
-async function react(message, key) {
+// A reaction of mine is taken back (redacted); any other is added.
+async function toggleReaction(message, key) {
+  const mine = myReaction(message, key);
   try {
-    await api(roomPath(`/messages/${encodeURIComponent(message.event.event_id)}/reactions`), {
-      method: "POST",
-      body: JSON.stringify({ key }),
-    });
+    const sent = mine
+      ? await api(roomPath(`/events/${encodeURIComponent(mine)}/redact`), { method: "POST", body: "{}" })
+      : await api(roomPath(`/messages/${encodeURIComponent(message.event.event_id)}/reactions`), {
+          method: "POST",
+          body: JSON.stringify({ key }),
+        });
+    receive(sent.event, false);
+    showStatus("");
   } catch (error) {
-    showStatus(error.message);
+    showStatus(friendly(error, mine ? `take back your ${key}` : `react ${key}`));
   }
 }
 
 function startEdit(message, view) {
-  if (!view || view.querySelector(".editor")) return;
+  if (!view || view.querySelector(".editor") || message.body === undefined) return;
   const editor = element("textarea", "editor");
   editor.value = message.body;
   const body = view.querySelector(".body");
@@ -252,8 +246,9 @@ function startEdit(message, view) {
       const sent = await api(path, { method: "PUT", body: JSON.stringify({ body: editor.value }) });
       finish();
       receive(sent.event, false);
+      showStatus("");
     } catch (error) {
-      showStatus(error.message);
+      showStatus(friendly(error, "save the edit"));
     }
   });
 }
@@ -271,7 +266,7 @@ function wireComposer(form, input, threadRoot) {
       input.value = "";
       showStatus("");
     } catch (error) {
-      showStatus(error.message);
+      showStatus(friendly(error, "send the message"));
     }
   };
   form.addEventListener("submit", (event) => {
@@ -299,7 +294,7 @@ function renderRooms() {
     link.classList.toggle("active", state.room && state.room.room_id === room.room_id);
     link.addEventListener("click", (event) => {
       event.preventDefault();
-      openRoom(room);
+      openRoom(room).catch((error) => showStatus(friendly(error, `open ${room.name}`)));
     });
     item.append(link);
     list.append(item);
@@ -307,13 +302,13 @@ function renderRooms() {
 }
 
 async function openRoom(room) {
-  state.room = room;
-  state.messages = new Map();
+  enterRoom(room);
   closeThread();
   history.replaceState(null, "", `?room=${encodeURIComponent(room.key)}`);
   $("room-name").textContent = room.name;
   $("room-topic").textContent = `${room.alias} · ${room.members.length} members`;
   $("timeline").replaceChildren();
+  showErrorLabels();
   renderRooms();
   state.pending = [];
   const page = await api(roomPath(`/events?bundled=true&limit=${PAGE_SIZE}`));
@@ -332,20 +327,23 @@ async function openRoom(room) {
 async function openThread(rootId) {
   state.threadRoot = rootId;
   $("thread").hidden = false;
+  showErrorLabels();
   const list = $("thread-timeline");
   list.replaceChildren();
-  const page = await api(roomPath(`/events?bundled=true&limit=500&thread=${encodeURIComponent(rootId)}`));
+  let page;
+  try {
+    page = await api(roomPath(`/events?bundled=true&limit=500&thread=${encodeURIComponent(rootId)}`));
+  } catch (error) {
+    return showStatus(friendly(error, "open the thread"));
+  }
   if (state.threadRoot !== rootId) return; // another thread was opened meanwhile
-  const views = page.events.map((event) => {
-    let message = state.messages.get(event.event_id);
-    if (!message) state.messages.set(event.event_id, (message = newMessage(event)));
-    return renderMessage(message, true);
-  });
+  const views = page.events.map((event) => renderMessage(state.messages.get(event.event_id) || track(event), true));
   // Replies the stream delivered while the page was loading are already shown: keep them, once, after it.
   const onPage = new Set(page.events.map((event) => event.event_id));
   const arrived = [...list.children].filter((item) => !onPage.has(item.dataset.eventId));
   list.replaceChildren(...views, ...arrived);
   list.scrollTop = list.scrollHeight;
+  showErrorLabels();
   $("thread-input").focus();
 }
 
@@ -379,19 +377,25 @@ function connectStream() {
 async function start() {
   wireComposer($("composer"), $("composer-input"), () => null);
   wireComposer($("thread-composer"), $("thread-input"), () => state.threadRoot);
-  $("thread-close").addEventListener("click", closeThread);
+  $("thread-close").addEventListener("click", () => {
+    closeThread();
+    showErrorLabels();
+  });
   try {
     const data = await api("/api/rooms");
     state.latest = data.latest;
     for (const room of data.rooms) state.rooms.set(room.room_id, room);
     connectStream();
     const wanted = new URLSearchParams(location.search).get("room");
-    const room = data.rooms.find((r) => r.key === wanted || r.room_id === wanted);
+    // The room asked for in the address; with only one room, that one.
+    const room =
+      data.rooms.find((r) => r.key === wanted || r.room_id === wanted) ||
+      (data.rooms.length === 1 ? data.rooms[0] : undefined);
     renderRooms();
     if (room) await openRoom(room);
     else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
   } catch (error) {
-    showStatus(error.message);
+    showStatus(friendly(error, "load the rooms"));
   }
 }
 

@@ -42,7 +42,8 @@ def check_relation(
     if not isinstance(rel_type, str) or not isinstance(target_id, str):
         raise InvalidEvent('"m.relates_to" needs a string "rel_type" and the "event_id" it points at')
     target = connection.execute(
-        "SELECT sender, rel_type, thread_root FROM events WHERE room_id = ? AND event_id = ?",
+        "SELECT sender, rel_type, thread_root, redacted_because FROM events"
+        " WHERE room_id = ? AND event_id = ?",
         (room_id, target_id),
     ).fetchone()
     if target is None:
@@ -71,6 +72,8 @@ def _check_edit(target_id: str, target: sqlite3.Row, sender: str, content: Mappi
         raise NotAllowed(f"{sender} cannot edit {target_id}: only its sender {target['sender']} can")
     if target["rel_type"] in (REPLACE, ANNOTATION):
         raise InvalidEvent(f"{target_id} is an edit or reaction; edit the original message instead")
+    if target["redacted_because"] is not None:
+        raise InvalidEvent(f"{target_id} was deleted (redacted) and cannot be edited")
     new_content = content.get("m.new_content")
     if not isinstance(new_content, Mapping) or not isinstance(new_content.get("body"), str):
         raise InvalidEvent('an edit needs "m.new_content" with the new "body"')
@@ -90,7 +93,7 @@ def _check_reaction(
         raise InvalidEvent(f"{target_id} is a reaction; react to the message instead")
     duplicate = connection.execute(
         "SELECT 1 FROM events WHERE relates_to = ? AND rel_type = ? AND sender = ?"
-        " AND json_extract(content, '$.\"m.relates_to\".key') = ?",
+        " AND json_extract(content, '$.\"m.relates_to\".key') = ? AND redacted_because IS NULL",
         (target_id, ANNOTATION, sender, key),
     ).fetchone()
     if duplicate is not None:

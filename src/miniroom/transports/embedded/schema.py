@@ -32,7 +32,9 @@ CREATE TABLE IF NOT EXISTS events (
     rel_type TEXT,
     relates_to TEXT,
     -- The thread an event belongs to: its m.thread root, or for an edit or reaction that of its target.
-    thread_root TEXT
+    thread_root TEXT,
+    -- The m.room.redaction (as JSON) that pruned this event's content, or NULL.
+    redacted_because TEXT
 );
 CREATE INDEX IF NOT EXISTS events_by_room ON events(room_id, position);
 CREATE INDEX IF NOT EXISTS events_by_thread ON events(room_id, thread_root, position);
@@ -62,4 +64,12 @@ def connect(path: Path) -> sqlite3.Connection:
     connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute("PRAGMA foreign_keys=ON")
     connection.executescript(_SCHEMA)
+    _add_missing_columns(connection)
     return connection
+
+
+def _add_missing_columns(connection: sqlite3.Connection) -> None:
+    """Bring a database made by an earlier version up to the columns `_SCHEMA` declares."""
+    columns = {row["name"] for row in connection.execute("PRAGMA table_info(events)")}
+    if "redacted_because" not in columns:
+        connection.execute("ALTER TABLE events ADD COLUMN redacted_because TEXT")

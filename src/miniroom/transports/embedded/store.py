@@ -16,7 +16,8 @@ from miniroom.rooms.transport import Content, Event
 from miniroom.transports.embedded import ids, timeline
 from miniroom.transports.embedded.errors import InvalidEvent, NotAllowed, TooLarge, UnknownRoom
 from miniroom.transports.embedded.notify import Notifier
-from miniroom.transports.embedded.relations import check_relation
+from miniroom.transports.embedded.redactions import REDACT_POWER, REDACTION, apply_redaction, check_redaction
+from miniroom.transports.embedded.relations import RelationColumns, check_relation
 from miniroom.transports.embedded.schema import connect
 
 DATABASE_NAME = "rooms.sqlite3"
@@ -138,7 +139,7 @@ class RoomStore:
             "invite": 50,
             "kick": 50,
             "ban": 50,
-            "redact": 50,
+            "redact": REDACT_POWER,
             "events": {},
         }
 
@@ -150,17 +151,9 @@ class RoomStore:
         With a `txn_id` the sender used in this room before, nothing is stored: the earlier event returns."""
         encoded = _encode(event_type, content)
         with self._write() as connection:
-            _require_room(connection, room_id)
-            if (
-                connection.execute(
-                    "SELECT 1 FROM members WHERE room_id = ? AND user_id = ?", (room_id, sender)
-                ).fetchone()
-                is None
-            ):
-                raise NotAllowed(f"{sender} is not a member of room {room_id}; join it first")
+            relation = _check_new_event(connection, room_id, sender, event_type, content)
             if txn_id is not None and (earlier := _sent_before(connection, room_id, sender, txn_id)):
                 return earlier
-            relation = check_relation(connection, room_id, sender, content)
             cursor = connection.execute(
                 "INSERT INTO events (event_id, room_id, sender, type, content, origin_server_ts, rel_type,"
                 " relates_to, thread_root) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
@@ -183,6 +176,8 @@ class RoomStore:
                     "INSERT INTO transactions (room_id, sender, txn_id, event_id) VALUES (?, ?, ?, ?)",
                     (room_id, sender, txn_id, event["event_id"]),
                 )
+            if event_type == REDACTION:
+                apply_redaction(connection, event)
         self.notifier.notify(event["unsigned"]["stream_position"])
         return event
 
@@ -239,6 +234,21 @@ def _encode(event_type: str, content: Mapping[str, Any]) -> str:
             f"event content is {size:,} bytes; the limit is {MAX_CONTENT_BYTES:,}. Send less text."
         )
     return encoded
+
+
+def _check_new_event(
+    connection: sqlite3.Connection, room_id: str, sender: str, event_type: str, content: Content
+) -> RelationColumns:
+    """The relation columns of an event `sender` may send to the room; raises a `RoomError` if not."""
+    _require_room(connection, room_id)
+    member = connection.execute(
+        "SELECT 1 FROM members WHERE room_id = ? AND user_id = ?", (room_id, sender)
+    ).fetchone()
+    if member is None:
+        raise NotAllowed(f"{sender} is not a member of room {room_id}; join it first")
+    if event_type == REDACTION:
+        return check_redaction(connection, room_id, sender, content)
+    return check_relation(connection, room_id, sender, content)
 
 
 def _add_member(

@@ -9,11 +9,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from miniroom.rooms.transport import Event
+from miniroom.transports.embedded.redactions import REDACTION
 from miniroom.transports.embedded.relations import ANNOTATION, REPLACE, THREAD
 
-_COLUMNS = "position, event_id, room_id, sender, type, content, origin_server_ts"
-# Edits and reactions are shown on the message they target, so a bundled page leaves them out.
-_NOT_AGGREGATED = f"(rel_type IS NULL OR rel_type NOT IN ('{REPLACE}', '{ANNOTATION}'))"
+_COLUMNS = "position, event_id, room_id, sender, type, content, origin_server_ts, redacted_because"
+# Edits, reactions and redactions are shown on the event they target, so a bundled page leaves them out.
+_NOT_AGGREGATED = (
+    f"(rel_type IS NULL OR rel_type NOT IN ('{REPLACE}', '{ANNOTATION}')) AND type != '{REDACTION}'"
+)
+_LIVE = "redacted_because IS NULL"
+REACTION_EVENTS = "io.miniroom.events"  # in a bundled reaction chunk: each reaction's event id and sender
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +35,9 @@ class PageQuery:
 def to_event(row: sqlite3.Row) -> Event:
     """The Matrix-shaped event of a row; `unsigned.stream_position` is its place in the stream."""
     content: dict[str, Any] = json.loads(row["content"])
+    unsigned: dict[str, Any] = {"stream_position": row["position"]}
+    if row["redacted_because"] is not None:
+        unsigned["redacted_because"] = json.loads(row["redacted_because"])
     return {
         "event_id": row["event_id"],
         "room_id": row["room_id"],
@@ -37,7 +45,7 @@ def to_event(row: sqlite3.Row) -> Event:
         "type": row["type"],
         "content": content,
         "origin_server_ts": row["origin_server_ts"],
-        "unsigned": {"stream_position": row["position"]},
+        "unsigned": unsigned,
     }
 
 
@@ -86,35 +94,57 @@ def thread_messages(connection: sqlite3.Connection, room_id: str, root: str) -> 
 
 
 def _bundle(connection: sqlite3.Connection, events: Sequence[Event]) -> None:
-    """Attach each event's newest edit, reaction counts and thread size as Matrix bundled aggregations."""
+    """Attach each event's newest edit, reactions and thread size as Matrix bundled aggregations.
+
+    A redacted event shows neither edits nor reactions: what they applied to is gone.
+    """
     by_id = {event["event_id"]: event for event in events}
-    if not by_id:
-        return
-    marks = ",".join("?" * len(by_id))
+    live = {key: event for key, event in by_id.items() if "redacted_because" not in event["unsigned"]}
+    if live:
+        _bundle_edits(connection, live)
+        _bundle_reactions(connection, live)
+    if by_id:
+        _bundle_threads(connection, by_id)
+
+
+def _bundle_edits(connection: sqlite3.Connection, by_id: dict[str, Event]) -> None:
     # SQLite returns the other columns of the row holding MAX(position): each target's newest edit.
     edits = connection.execute(
         f"SELECT {_COLUMNS}, relates_to, MAX(position) FROM events"
-        f" WHERE rel_type = ? AND relates_to IN ({marks}) GROUP BY relates_to",
+        f" WHERE rel_type = ? AND relates_to IN ({_marks(by_id)}) AND {_LIVE} GROUP BY relates_to",
         (REPLACE, *by_id),
     )
     for row in edits:
         _relations(by_id[row["relates_to"]])[REPLACE] = to_event(row)
+
+
+def _bundle_reactions(connection: sqlite3.Connection, by_id: dict[str, Event]) -> None:
+    # Each key's reactions are listed too (an extension), so a client can find and redact its own.
     reactions = connection.execute(
-        "SELECT relates_to, json_extract(content, '$.\"m.relates_to\".key') AS key, COUNT(*) AS count"
-        f" FROM events WHERE rel_type = ? AND relates_to IN ({marks})"
+        "SELECT relates_to, json_extract(content, '$.\"m.relates_to\".key') AS key, COUNT(*) AS count,"
+        " json_group_array(json_object('event_id', event_id, 'sender', sender)) AS events"
+        f" FROM events WHERE rel_type = ? AND relates_to IN ({_marks(by_id)}) AND {_LIVE}"
         " GROUP BY relates_to, key ORDER BY MIN(position)",
         (ANNOTATION, *by_id),
     )
     for row in reactions:
         chunk = _relations(by_id[row["relates_to"]]).setdefault(ANNOTATION, {"chunk": []})["chunk"]
-        chunk.append({"type": "m.reaction", "key": row["key"], "count": row["count"]})
+        annotation = {"type": "m.reaction", "key": row["key"], "count": row["count"]}
+        chunk.append({**annotation, REACTION_EVENTS: json.loads(row["events"])})
+
+
+def _bundle_threads(connection: sqlite3.Connection, by_id: dict[str, Event]) -> None:
     threads = connection.execute(
-        f"SELECT relates_to, COUNT(*) AS count FROM events WHERE rel_type = ? AND relates_to IN ({marks})"
-        " GROUP BY relates_to",
+        f"SELECT relates_to, COUNT(*) AS count FROM events WHERE rel_type = ? AND relates_to IN"
+        f" ({_marks(by_id)}) GROUP BY relates_to",
         (THREAD, *by_id),
     )
     for row in threads:
         _relations(by_id[row["relates_to"]])[THREAD] = {"count": row["count"]}
+
+
+def _marks(by_id: dict[str, Event]) -> str:
+    return ",".join("?" * len(by_id))
 
 
 def _relations(event: Event) -> dict[str, Any]:

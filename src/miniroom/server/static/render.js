@@ -1,0 +1,119 @@
+// Message bodies as people see them: Markdown rendered and sanitised, an agent's retry, tool and failure lines
+// set apart. marked (Markdown) and DOMPurify (sanitiser) are vendored in ./vendor/ and loaded before this.
+
+const TOOL_MARK = "🔧 ";
+const WARNING_MARK = "⚠ ";
+// Markdown output only: no forms, media, frames, styles or scripts; links to the web and mail only.
+const ALLOWED_TAGS = [
+  "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "del", "s", "code", "pre",
+  "blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td",
+];
+const ALLOWED_ATTR = ["href", "title", "align", "start"];
+// Checked against ALLOWED_URI like a link unless named here as no URL (a table cell's alignment, a list's start).
+const NOT_URLS = ["align", "start"];
+const ALLOWED_URI = /^(?:https?:|mailto:)/i;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+const markdown = new marked.Marked({
+  gfm: true,
+  breaks: true, // a line break typed in the chat stays a line break
+  renderer: {
+    // HTML typed in a message is shown as the text it is, not interpreted.
+    html: ({ text }) => escapeHtml(text),
+    // An image would load from anywhere the sender chose; it is shown as a link to it instead.
+    image: ({ href, text }) => `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`,
+  },
+});
+
+const purifier = DOMPurify(window);
+purifier.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A" && node.hasAttribute("href")) {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer nofollow");
+  }
+});
+
+// The sanitised DOM of `text` rendered as Markdown.
+export function renderMarkdown(text) {
+  return purifier.sanitize(markdown.parse(text), {
+    ALLOWED_TAGS,
+    ALLOWED_ATTR,
+    ALLOWED_URI_REGEXP: ALLOWED_URI,
+    ADD_URI_SAFE_ATTR: NOT_URLS,
+    RETURN_DOM_FRAGMENT: true,
+  });
+}
+
+// The parts of a body, in order: {kind: "markdown" | "retry" | "tool" | "failure", text}. Only an agent's
+// reply has retry, tool and failure lines: retry lines are those its `io.miniroom.turn` lists, and the
+// failure line is the last line of a failed or interrupted turn. Lines inside a code block stay code.
+export function bodySegments(body, turn, fromAgent) {
+  if (!fromAgent) return [{ kind: "markdown", text: body }];
+  const retries = new Set(((turn && turn.retries) || []).map((retry) => retry && retry.line));
+  const lines = body.split("\n");
+  const failure = failureLine(lines, turn, retries);
+  const segments = [];
+  let text = [];
+  let fence = null;
+  const flush = () => {
+    if (text.join("").trim()) segments.push({ kind: "markdown", text: text.join("\n") });
+    text = [];
+  };
+  lines.forEach((line, index) => {
+    const kind = fence ? null : lineKind(line, index === failure, retries);
+    if (kind) {
+      flush();
+      segments.push({ kind, text: line });
+      return;
+    }
+    fence = nextFence(fence, line);
+    text.push(line);
+  });
+  flush();
+  return segments;
+}
+
+function lineKind(line, isFailure, retries) {
+  if (isFailure) return "failure";
+  if (retries.has(line)) return "retry";
+  return line.startsWith(TOOL_MARK) ? "tool" : null;
+}
+
+function failureLine(lines, turn, retries) {
+  if (!turn || (turn.state !== "failed" && turn.state !== "interrupted")) return -1;
+  let index = lines.length - 1;
+  while (index >= 0 && !lines[index].trim()) index -= 1;
+  return index >= 0 && lines[index].startsWith(WARNING_MARK) && !retries.has(lines[index]) ? index : -1;
+}
+
+// The open code fence after `line`: a fence opens with three or more ` or ~ and closes with as many.
+function nextFence(fence, line) {
+  const match = line.match(FENCE);
+  if (!match) return fence;
+  if (!fence) return match[1];
+  return match[1][0] === fence[0] && match[1].length >= fence.length ? null : fence;
+}
+
+// Fill `container` with a message's body: its segments, or a note that it was deleted.
+export function renderBody(container, body, turn, fromAgent) {
+  if (typeof body !== "string") {
+    const note = document.createElement("em");
+    note.className = "deleted";
+    note.textContent = "Message deleted";
+    container.replaceChildren(note);
+    return;
+  }
+  container.replaceChildren(
+    ...bodySegments(body, turn, fromAgent).map((segment) => {
+      const part = document.createElement("div");
+      part.className = segment.kind === "markdown" ? "markdown" : `line ${segment.kind}`;
+      if (segment.kind === "markdown") part.append(renderMarkdown(segment.text));
+      else part.textContent = segment.text;
+      return part;
+    }),
+  );
+}
