@@ -9,6 +9,7 @@ from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.profile import parse_variables
+from miniroom.agent.tool_names import allowed_with_requirements
 from miniroom.engine.agent import Agent
 from miniroom.rooms.config import AgentConfig, RoomsConfig
 from miniroom.rooms.conversation import Conversation
@@ -77,6 +78,8 @@ class AgentFactory:
         prompt = f"{engine_agent.config.system_prompt}\n\n{room_prompt(agent, settings)}"
         tools = engine_agent.config.tools
         if settings.tools:  # the agent's own allowlist narrows what its profile allows
-            tools = [tool for tool in tools if tool.name in settings.tools]
+            tools = [
+                tool for tool in tools if allowed_with_requirements(tool.name, settings.tools.__contains__)
+            ]
         engine_agent.config = dataclasses.replace(engine_agent.config, system_prompt=prompt, tools=tools)
         return engine_agent
