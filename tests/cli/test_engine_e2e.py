@@ -552,7 +552,7 @@ def test_a_skill_is_listed_and_load_skill_returns_it_whole(
 
 
 @anthropic_only
-def test_disabling_load_skill_drops_the_loading_line(
+def test_disabling_load_skill_drops_only_the_loading_line(
     workspace: Workspace, provider: ScriptedProvider
 ) -> None:
     _write_skill(workspace, "Do it.\n")
@@ -561,6 +561,7 @@ def test_disabling_load_skill_drops_the_loading_line(
     assert workspace.run("run", "hi").returncode == 0
     body = provider.requests[0].body
     assert "Start by loading" not in system_text(body)
+    assert "- x: Deploys the x service safely" in system_text(body)  # the list itself stays
     assert "load_skill" not in tool_names(body)
 
 

@@ -110,8 +110,8 @@ def build_prompt(cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: 
     )
     if context:
         parts.append(context)
-    if skills and settings.tool_enabled("load_skill"):
-        parts.append(render_skill_list(skills, load_skill_enabled=True))
+    if skills:  # without load_skill only the line asking to load one goes; the list still informs
+        parts.append(render_skill_list(skills, load_skill_enabled=settings.tool_enabled("load_skill")))
     return "\n\n".join(parts)
 
 
