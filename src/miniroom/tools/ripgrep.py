@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.engine.tool import ToolError, ToolResult
+from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import display_path, resolve_inside
 
@@ -48,6 +49,7 @@ async def run_rg(rg: str, args: Sequence[str], cwd: Path, max_lines: int | None 
         *COMMON_RG_ARGS,
         *args,
         cwd=cwd,
+        env=tool_environment(),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
