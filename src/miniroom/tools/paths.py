@@ -42,6 +42,7 @@ class OutsideError(ValueError):
     def __init__(self, path: Path, resolved: Path, root: Path) -> None:
         super().__init__(f"{path} resolves to {resolved}, outside {root}")
         self.resolved = resolved
+        self.root = root
 
 
 def locate(root: Path, path: Path) -> InsidePath:
@@ -122,6 +123,15 @@ def require_regular(fd: int, target: InsidePath) -> None:
         f"{target.shown} is not a regular file (a device, pipe or socket), so file tools leave it alone; "
         "use bash to inspect it."
     )
+
+
+def read_file_inside(root: Path, path: Path) -> bytes:
+    """A file that must resolve inside `root` (a link out is OutsideError), read without following links.
+
+    For files miniroom reads on its own (context files, skills); OSError or ToolError when it cannot be read.
+    """
+    with os.fdopen(open_regular_file(locate(root, path)), "rb") as file:
+        return file.read()
 
 
 def display_path(cwd: Path, path: Path) -> str:
