@@ -282,16 +282,6 @@ def test_an_allowlist_with_parallel_bash_but_not_bash_warns(
     )
 
 
-def test_parallel_bash_without_bash_in_the_file_is_a_warning_for_config_check(tmp_path: Path) -> None:
-    path = write_profiles(tmp_path, "profiles:\n  p:\n    enabledTools: [parallel_bash]\n")
-    (problem,) = check_profile_file(path)
-    assert (problem.severity, str(problem)) == (
-        "warning",
-        f"{path}:3: profiles.p.enabledTools: lists parallel_bash but not bash: parallel_bash runs bash "
-        "commands, so it is off too; add bash to allow both, or remove parallel_bash",
-    )
-
-
 def test_builtin_tool_names_are_the_eleven_in_the_documented_order() -> None:
     assert ", ".join(BUILTIN_TOOL_NAMES) == VALID_TOOLS
 
@@ -549,14 +539,27 @@ def test_each_file_error_names_file_line_key_and_fix(tmp_path: Path, text: str, 
     assert str(caught.value) == f"{path}:{expected}"
 
 
-def test_an_empty_disabled_list_in_the_file_is_a_warning_for_config_check(tmp_path: Path) -> None:
-    path = write_profiles(tmp_path, "profiles:\n  p:\n    disabledTools: []\n")
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (
+            "disabledTools: []",
+            "disabledTools: is empty, so it disables nothing: name the tools to disable, or delete the key",
+        ),
+        (
+            "enabledTools: [parallel_bash]",
+            "enabledTools: lists parallel_bash but not bash: parallel_bash runs bash commands, so it is off "
+            "too; add bash to allow both, or remove parallel_bash",
+        ),
+    ],
+    ids=["empty disabledTools", "parallel_bash without bash"],
+)
+def test_tool_lists_that_do_not_do_what_they_say_are_warnings_for_config_check(
+    tmp_path: Path, setting: str, message: str
+) -> None:
+    path = write_profiles(tmp_path, f"profiles:\n  p:\n    {setting}\n")
     (problem,) = check_profile_file(path)
-    assert (problem.severity, str(problem)) == (
-        "warning",
-        f"{path}:3: profiles.p.disabledTools: is empty, so it disables nothing: name the tools to "
-        "disable, or delete the key",
-    )
+    assert (problem.severity, str(problem)) == ("warning", f"{path}:3: profiles.p.{message}")
 
 
 @pytest.mark.parametrize("text", ["", "# nothing yet\n", "profiles:\n", "profiles: {}\n"])

@@ -21,6 +21,7 @@ from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.reaper import process_reaper
+from miniroom.tools.reaper_main import group_exists
 
 # Nobody can answer a prompt or scroll a pager: make common tools print plainly and fail fast instead.
 NON_INTERACTIVE_ENV: Mapping[str, str] = {
@@ -152,19 +153,8 @@ def _group_running(pgid: int) -> bool:
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return _group_exists(pgid)
+        return group_exists(pgid)  # without procfs, ask the kernel; it counts zombies too
     return any(entry.isdigit() and _running_member(entry, pgid) for entry in entries)
-
-
-def _group_exists(pgid: int) -> bool:
-    """Without procfs, ask the kernel; it counts zombies too."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # a member we may not signal still exists
-    return True
 
 
 def _running_member(pid: str, pgid: int) -> bool:
