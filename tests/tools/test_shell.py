@@ -6,6 +6,7 @@ import asyncio
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from miniroom.tools.capture import OutputCapture
 from miniroom.tools.environment import PROVIDER_KEY_VARIABLES
 from miniroom.tools.output import MAX_OUTPUT_BYTES
 from miniroom.tools.shell import (
+    GATE_ARGV,
     KILL_GRACE_SECONDS,
     NON_INTERACTIVE_ENV,
     ShellCommand,
@@ -232,3 +234,15 @@ def test_one_line_summary_collapses_whitespace_and_cuts_long_text() -> None:
     long = one_line_summary("Bash", "echo " + "a" * 200)
     assert len(long) == 80
     assert long.endswith("…")
+
+
+@pytest.mark.parametrize(("said", "runs"), [(b"go\n", True), (b"", False), (b"went\n", False)])
+def test_the_gate_runs_the_command_only_once_told_go(tmp_path: Path, said: bytes, runs: bool) -> None:
+    # Without "go" (miniroom died before the reaper knew the group), the command never starts.
+    marker = tmp_path / "ran"
+    command = [*GATE_ARGV, "/bin/sh", "-c", f'read line; echo "[$line]" > {marker}']
+    result = subprocess.run(command, input=said, capture_output=True, timeout=60, check=False)
+    assert result.returncode == (0 if runs else 125)
+    assert marker.exists() == runs
+    if runs:
+        assert marker.read_text() == "[]\n"  # the command's own stdin is empty

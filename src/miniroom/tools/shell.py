@@ -38,6 +38,10 @@ NON_INTERACTIVE_ENV: Mapping[str, str] = {
     "PYTHONUNBUFFERED": "1",  # so a script's prints and its traceback arrive in the order they happened
 }
 
+# The shell waits for "go" on stdin before anything runs, so the reaper knows its group first: a kill -9 of
+# miniroom a moment after the start cannot leave it running unwatched (the gate then reads end-of-file and
+# the command never starts). The command itself still gets an empty stdin.
+GATE_ARGV = ("/bin/sh", "-c", 'read go && [ "$go" = go ] || exit 125; exec "$@" </dev/null', "miniroom")
 DRAIN_SECONDS = 0.2  # after the shell exits, how long to wait for a background job to release the pipe
 KILL_GRACE_SECONDS = 1.0  # between SIGTERM and SIGKILL
 _GROUP_POLL_SECONDS = 0.02
@@ -140,7 +144,7 @@ class _CaptureProtocol(asyncio.SubprocessProtocol):
         self.capture.feed(bytes(data))
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if not self.output_closed.done():
+        if fd == 1 and not self.output_closed.done():  # fd 0 is the gate, closed once it is open
             self.output_closed.set_result(None)
 
     def process_exited(self) -> None:
@@ -170,6 +174,13 @@ def _running_member(pid: str, pgid: int) -> bool:
 def _signal_group(pgid: int, signum: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
+
+
+def _open_gate(transport: asyncio.SubprocessTransport) -> None:
+    gate = transport.get_pipe_transport(0)
+    assert isinstance(gate, asyncio.WriteTransport)
+    gate.write(b"go\n")
+    gate.close()
 
 
 def _release_if_done(pgid: int) -> None:
@@ -249,8 +260,9 @@ class ShellCommand:
         try:
             transport, protocol = await asyncio.get_running_loop().subprocess_exec(
                 lambda: _CaptureProtocol(capture),
+                *GATE_ARGV,
                 *shell_argv(self.command, env.get("PATH")),
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 cwd=self.cwd,
@@ -260,4 +272,5 @@ class ShellCommand:
         except OSError as error:
             raise ToolError(f"Could not start the shell in {self.cwd}: {error}") from None
         process_reaper().watch(transport.get_pid())  # its own session: the group id is the shell's pid
+        _open_gate(transport)
         return transport, protocol
