@@ -6,9 +6,11 @@ import asyncio
 import os
 from pathlib import Path
 
+import pytest
+
 from miniroom.engine import events as ev
 from miniroom.engine.session import Session
-from miniroom.llm.messages import ToolResultMessage
+from miniroom.llm.messages import ToolResultMessage, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.support import make_agent
 
@@ -113,3 +115,25 @@ async def test_provider_error_ends_the_turn_with_a_typed_error(
     assert ended.error is not None
     assert "messages: field required" in ended.error.message
     assert isinstance(seen[-1], ev.TurnEnded)
+
+
+async def test_continue_turn_answers_the_stored_prompt_without_storing_it_again(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(Reply(text="answered"))
+    session = Session.create(tmp_path / ".sessions", tmp_path)
+    session.append_message(UserMessage.of_text("stored before a restart"))
+    agent, _ = make_agent(provider, tmp_path, session)
+    ended = await agent.continue_turn()
+    assert ended.message.text == "answered"
+    users = [m for m in agent.session.messages() if isinstance(m, UserMessage)]
+    assert len(users) == 1
+    assert provider.requests[0].body["messages"][-1]["content"][0]["text"] == "stored before a restart"
+
+
+async def test_continue_turn_refuses_a_session_that_does_not_end_with_a_prompt(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    agent, _ = make_agent(provider, tmp_path)
+    with pytest.raises(ValueError, match="does not end with a user message to answer"):
+        await agent.continue_turn()

@@ -115,3 +115,22 @@ def test_sessions_are_found_per_folder_and_by_id_prefix(tmp_path: Path) -> None:
     assert latest_session_path(agent_dir, tmp_path) is None
     with pytest.raises(SessionError, match="No session with id 'nope'"):
         find_session_path(agent_dir, "nope")
+
+
+def test_a_rewind_continues_from_an_earlier_entry_and_the_file_remembers_it(tmp_path: Path) -> None:
+    session = Session.create(tmp_path / "s", tmp_path)
+    prompt = session.append_message(UserMessage.of_text("question"))
+    session.append_message(AssistantMessage([TextContent("half an answer")], model="m"))
+    session.rewind(prompt["id"], "run again")
+    session.append_message(AssistantMessage([TextContent("the whole answer")], model="m"))
+    session.close()
+    loaded = Session.load(session.path)
+    assert [type(m).__name__ for m in loaded.messages()] == ["UserMessage", "AssistantMessage"]
+    assert loaded.messages()[-1].content == [TextContent("the whole answer")]
+    assert len([e for e in loaded.entries if e["type"] == "message"]) == 3, "the abandoned entry is kept"
+
+
+def test_a_rewind_to_an_unknown_entry_names_the_file(tmp_path: Path) -> None:
+    session = Session.create(tmp_path / "s", tmp_path)
+    with pytest.raises(SessionError, match=r"s/.*\.jsonl has no entry nope to continue from"):
+        session.rewind("nope", "run again")

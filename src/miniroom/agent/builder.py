@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,10 +15,11 @@ from miniroom.agent.context_files import load_context_files, render_context
 from miniroom.agent.profile import ProfileSettings, ResolvedProfile, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
 from miniroom.agent.skills import discover_skills, render_skill_list
+from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
 from miniroom.engine.agent import Agent, AgentConfig
 from miniroom.engine.retry_policy import load_retry_policy
 from miniroom.engine.session import Session, SessionError, directory_for_cwd
-from miniroom.engine.session_index import find_session_path, latest_session_path
+from miniroom.engine.session_index import find_session_path, latest_session_path, session_id_of
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
 from miniroom.llm.registry import agent_dir_from_env, resolve_model
 from miniroom.llm.stream import RequestOptions
@@ -34,7 +35,8 @@ class SessionChoice:
 
     continue_latest: bool = False
     session_id: str | None = None
-    path: Path | None = None  # this file, created on first use (the room runtime's per-conversation sessions)
+    # This file, created on first use with the id its name ends in (the room runtime's conversations).
+    path: Path | None = None
 
 
 def open_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
@@ -56,7 +58,7 @@ def open_session_file(path: Path, cwd: Path) -> Session:
     """The session stored at `path`, created there (header and all) when it does not exist yet."""
     if path.exists():
         return Session.load(path)
-    return Session.create(path.parent, cwd, path.name)
+    return Session.create(path.parent, cwd, path.name, session_id=session_id_of(path))
 
 
 def session_header_name(model: Model, settings: ProfileSettings) -> str:
@@ -102,7 +104,23 @@ def choose_thinking(
     return settings.thinking_level or suffix or stored_level or DEFAULT_THINKING_LEVEL
 
 
-def build_prompt(cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any]) -> str:
+ToolFilter = Callable[[str], bool]
+
+
+def tool_filter(settings: ProfileSettings, allowlist: Collection[str] | None) -> ToolFilter:
+    """The profile's tool choice, narrowed by an allowlist of built-in tool names (None: no narrowing)."""
+    if allowlist is None:
+        return settings.tool_enabled
+    allowed = frozenset(allowlist)
+    return lambda name: (
+        settings.tool_enabled(name)
+        and (name not in BUILTIN_TOOL_NAMES or allowed_with_requirements(name, allowed.__contains__))
+    )
+
+
+def build_prompt(
+    cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any], enabled: ToolFilter
+) -> str:
     base = settings.system_prompt or BASE_PROMPT
     parts = [system_prompt(cwd, base)]
     context = render_context(
@@ -111,7 +129,7 @@ def build_prompt(cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: 
     if context:
         parts.append(context)
     if skills:  # without load_skill only the line asking to load one goes; the list still informs
-        parts.append(render_skill_list(skills, load_skill_enabled=settings.tool_enabled("load_skill")))
+        parts.append(render_skill_list(skills, load_skill_enabled=enabled("load_skill")))
     return "\n\n".join(parts)
 
 
@@ -151,13 +169,21 @@ def build_agent(
     choice: SessionChoice,
     client: httpx.AsyncClient | None = None,
     model_variables: Mapping[str, str] | None = None,
+    *,
+    project_dir: Path | None = None,
+    extra_prompt: str = "",
+    tool_allowlist: Collection[str] | None = None,
 ) -> Agent:
-    """Resolve profile and model, open the session (recording changes) and assemble the agent."""
+    """Resolve profile and model, open the session (recording changes) and assemble the agent.
+
+    `project_dir` holds the `.miniroom/` settings (default: `cwd`); `extra_prompt` ends the system prompt.
+    """
     agent_dir = agent_dir_from_env(env)
-    resolved = resolve_profile(cwd, env, model_variables or {})
+    settings_dir = cwd if project_dir is None else project_dir
+    resolved = resolve_profile(settings_dir, env, model_variables or {})
     for warning in resolved.warnings:
         log.warning(warning)
-    retry, retry_warnings = load_retry_policy(cwd)
+    retry, retry_warnings = load_retry_policy(settings_dir)
     for warning in retry_warnings:
         log.warning(warning)
     session = open_session(agent_dir, cwd, choice)
@@ -169,11 +195,12 @@ def build_agent(
     record_model(session, model, thinking)
     session.repair_interrupted_tool_calls()
     skills = discover_skills(cwd, agent_dir)
-    tools = [tool for tool in builtin_tools(skills) if settings.tool_enabled(tool.name)]
+    enabled = tool_filter(settings, tool_allowlist)
+    prompt = build_prompt(cwd, agent_dir, settings, skills, enabled)
     config = AgentConfig(
         model=model,
-        system_prompt=build_prompt(cwd, agent_dir, settings, skills),
-        tools=tools,
+        system_prompt=f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt,
+        tools=[tool for tool in builtin_tools(skills) if enabled(tool.name)],
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,

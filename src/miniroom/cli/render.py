@@ -8,6 +8,7 @@ from typing import Any
 
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
+from miniroom.engine.notices import retry_line
 from miniroom.engine.tool import ToolResult
 from miniroom.llm.messages import Usage
 from miniroom.llm.serialize import usage_to_dict
@@ -94,10 +95,7 @@ def usage_line(turn: Usage, session: Usage) -> str:
 def notice_line(event: ev.AgentEvent) -> str | None:
     """The one-line notice people see for retries and compactions, or None."""
     if isinstance(event, ev.RetryScheduled):
-        return (
-            f"⚠ {event.model}: attempt {event.attempt} of {event.max_attempts} failed ({event.cause}); "
-            f"retrying in {event.wait_seconds:g} s"
-        )
+        return retry_line(event)
     if isinstance(event, ev.Compacted):
         return (
             f"⟳ context compacted ({event.reason}): {event.tokens_before:,} → {event.tokens_after:,} tokens"

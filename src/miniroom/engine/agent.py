@@ -116,9 +116,15 @@ class Agent:
 
     async def prompt(self, text: str) -> ev.TurnEnded:
         """Run one turn for a user message, until the model stops calling tools, fails or is aborted."""
+        self._record(UserMessage.of_text(text))
+        return await self.continue_turn()
+
+    async def continue_turn(self) -> ev.TurnEnded:
+        """Run the turn of the user message the session already ends with (one a restart cut short)."""
+        if not self.messages or not isinstance(self.messages[-1], UserMessage):
+            raise ValueError(f"{self.session.path} does not end with a user message to answer")
         self._aborted = False
         turn_usage = Usage()
-        self._record(UserMessage.of_text(text))
         while True:
             message, error = await self._request(turn_usage)
             if error is not None or message.stop_reason == "aborted" or not message.tool_calls:

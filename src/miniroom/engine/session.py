@@ -30,6 +30,7 @@ SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (
     "The tool call was interrupted before it finished (the process stopped); it has no result."
 )
+REWIND_ENTRY, REWIND_TYPE = "custom", "rewind"  # marks where a conversation continues after a rewind
 
 
 class SessionError(Exception):
@@ -71,10 +72,12 @@ class Session:
         return str(self.header.get("cwd", ""))
 
     @classmethod
-    def create(cls, directory: Path, cwd: Path, file_name: str | None = None) -> Session:
+    def create(
+        cls, directory: Path, cwd: Path, file_name: str | None = None, *, session_id: str | None = None
+    ) -> Session:
         """A new session file in `directory`, named by its start time and id unless `file_name` is given."""
         directory.mkdir(parents=True, exist_ok=True)
-        session_id = str(uuid.uuid4())
+        session_id = session_id or str(uuid.uuid4())
         stamp = _now_iso().replace(":", "-").replace(".", "-")
         path = directory / (file_name or f"{stamp}_{session_id}.jsonl")
         header = {
@@ -136,6 +139,19 @@ class Session:
 
     def append_message(self, message: Message) -> dict[str, Any]:
         return self.append("message", message=message_to_dict(message))
+
+    def rewind(self, entry_id: str, reason: str) -> None:
+        """Continue from `entry_id`: the entries after it stay in the file, on a side branch.
+
+        A `custom` entry (Pi's type for data outside the model's context) is appended as the new leaf, so
+        the file itself records where the conversation continues."""
+        if entry_id not in self._by_id:
+            raise SessionError(f"{self.path} has no entry {entry_id} to continue from")
+        abandoned = self.leaf_id
+        self.leaf_id, self._branch = entry_id, None
+        self.append(
+            REWIND_ENTRY, customType=REWIND_TYPE, data={"abandonedLeafId": abandoned, "reason": reason}
+        )
 
     def branch(self) -> list[dict[str, Any]]:
         """Entries from the root to the leaf, in order (do not modify the list)."""

@@ -26,6 +26,11 @@ def _session_files(directory: Path) -> list[Path]:
     return sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
 
 
+def session_id_of(path: Path) -> str:
+    """The id a session file's name ends in: `<start time>_<id>.jsonl` (or `<label>_<id>.jsonl`)."""
+    return path.stem.split("_", 1)[-1]
+
+
 def latest_session_path(agent_dir: Path, cwd: Path) -> Path | None:
     files = _session_files(directory_for_cwd(agent_dir, cwd))
     return files[-1] if files else None
@@ -36,9 +41,7 @@ def find_session_path(agent_dir: Path, session_id: str) -> Path:
     wanted = session_id.strip()
     if not wanted:
         raise SessionError("The session id is empty: give an id from `miniroom sessions list`.")
-    matches = [
-        p for p in sessions_root(agent_dir).glob("*/*.jsonl") if p.stem.split("_", 1)[-1].startswith(wanted)
-    ]
+    matches = [p for p in sessions_root(agent_dir).glob("*/*.jsonl") if session_id_of(p).startswith(wanted)]
     if not matches:
         raise SessionError(
             f"No session with id '{wanted}' in {sessions_root(agent_dir)}. "
