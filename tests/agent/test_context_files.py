@@ -123,3 +123,38 @@ def test_render_context_introduces_the_files_and_heads_each_with_its_path(tmp_pa
 
 def test_render_context_of_no_files_is_empty() -> None:
     assert render_context([]) == ""
+
+
+def test_a_context_file_linking_outside_its_folder_is_skipped_and_named_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    key = write(tmp_path / "home" / ".ssh" / "id_rsa", "-----BEGIN PRIVATE KEY-----")
+    project = tmp_path / "home" / "clone"
+    project.mkdir()
+    (project / "CLAUDE.md").symlink_to(key)
+    with caplog.at_level(logging.WARNING, logger="miniroom.agent.context_files"):
+        for _ in range(2):  # a server builds the prompt for every turn; the warning comes once
+            assert load_context_files(project, tmp_path / "mini", home=tmp_path / "home") == []
+    assert caplog.messages == [
+        f"Skipped context file {project / 'CLAUDE.md'}: it leads to {key.resolve()}, outside "
+        f"{project.resolve()}, and files that lead out of their folder are never sent to the model. Put the "
+        "file itself there instead of a link."
+    ]
+
+
+def test_a_global_claude_md_linking_outside_the_agent_folder_is_skipped(tmp_path: Path) -> None:
+    secret = write(tmp_path / "secret.txt", "global secret")
+    (tmp_path / "mini").mkdir()
+    (tmp_path / "mini" / "CLAUDE.md").symlink_to(secret)
+    write(tmp_path / "proj" / "AGENTS.md", "project")
+    assert load_from(tmp_path, tmp_path / "proj") == ["project"]
+
+
+def test_a_link_that_stays_in_its_folder_is_loaded(tmp_path: Path) -> None:
+    write(tmp_path / "proj" / "docs" / "agents.md", "linked rules")
+    (tmp_path / "proj" / "CLAUDE.md").symlink_to(Path("docs") / "agents.md")
+    assert load_from(tmp_path, tmp_path / "proj") == ["linked rules"]
+
+
+def load_from(tmp_path: Path, cwd: Path) -> list[str]:
+    return [file.text for file in load_context_files(cwd, tmp_path / "mini", home=tmp_path)]

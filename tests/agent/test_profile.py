@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from miniroom.agent.profile import (
-    BUILTIN_TOOL_NAMES,
     ProfileError,
     ProfileSettings,
     check_profile_file,
@@ -16,6 +15,7 @@ from miniroom.agent.profile import (
     profile_name_from_backend,
     resolve_profile,
 )
+from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES
 
 VALID_TOOLS = "read, bash, parallel_bash, edit, write, grep, find, glob, ls, load_skill, todo_write"
 
@@ -240,7 +240,7 @@ def test_a_higher_tool_list_replaces_both_lists_below(
     [
         (ProfileSettings(), BUILTIN_TOOL_NAMES, ()),
         (ProfileSettings(enabled_tools=("read", "ls")), ("read", "ls"), ("bash", "write", "todo_write")),
-        (ProfileSettings(disabled_tools=("bash",)), ("read", "parallel_bash"), ("bash",)),
+        (ProfileSettings(disabled_tools=("write",)), ("read", "bash", "parallel_bash"), ("write",)),
         (ProfileSettings(disabled_tools=()), BUILTIN_TOOL_NAMES, ()),
     ],
 )
@@ -251,6 +251,44 @@ def test_tool_enabled_filters_only_the_builtins(
     assert not any(settings.tool_enabled(name) for name in refused)
     never_filtered = ("agent", "agent_start", "agent_check", "agent_stop", "fetch", "search", "mcp__x__y")
     assert all(settings.tool_enabled(name) for name in never_filtered)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        ProfileSettings(disabled_tools=("bash",)),
+        ProfileSettings(enabled_tools=("read", "parallel_bash")),
+        ProfileSettings(enabled_tools=("read",)),
+    ],
+    ids=["bash disabled", "parallel_bash listed without bash", "neither listed"],
+)
+def test_parallel_bash_goes_wherever_bash_goes(settings: ProfileSettings) -> None:
+    assert not settings.tool_enabled("bash")
+    assert not settings.tool_enabled("parallel_bash")
+    assert settings.tool_enabled("read")
+    assert "parallel_bash" not in settings.enabled_builtin_tools()
+
+
+@pytest.mark.parametrize(
+    ("env", "where"),
+    [
+        ({}, "profile 'p' in .miniroom/miniagent.yml"),
+        (
+            {"MINI_PROFILE_ENABLED_TOOLS": "parallel_bash,ls"},
+            "MINI_PROFILE_ENABLED_TOOLS in the process environment",
+        ),
+    ],
+)
+def test_an_allowlist_with_parallel_bash_but_not_bash_warns(
+    tmp_path: Path, env: dict[str, str], where: str
+) -> None:
+    write_profiles(tmp_path, "profiles:\n  p:\n    enabledTools: [read, parallel_bash]\n")
+    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:p", **env})
+    assert not resolved.settings.tool_enabled("parallel_bash")
+    assert resolved.warnings == (
+        f"enabledTools from {where} lists parallel_bash but not bash: parallel_bash runs bash commands, so "
+        "it is off too; add bash to allow both, or remove parallel_bash.",
+    )
 
 
 def test_builtin_tool_names_are_the_eleven_in_the_documented_order() -> None:
@@ -513,14 +551,27 @@ def test_each_file_error_names_file_line_key_and_fix(tmp_path: Path, text: str, 
     assert str(caught.value) == f"{path}:{expected}"
 
 
-def test_an_empty_disabled_list_in_the_file_is_a_warning_for_config_check(tmp_path: Path) -> None:
-    path = write_profiles(tmp_path, "profiles:\n  p:\n    disabledTools: []\n")
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (
+            "disabledTools: []",
+            "disabledTools: is empty, so it disables nothing: name the tools to disable, or delete the key",
+        ),
+        (
+            "enabledTools: [parallel_bash]",
+            "enabledTools: lists parallel_bash but not bash: parallel_bash runs bash commands, so it is off "
+            "too; add bash to allow both, or remove parallel_bash",
+        ),
+    ],
+    ids=["empty disabledTools", "parallel_bash without bash"],
+)
+def test_tool_lists_that_do_not_do_what_they_say_are_warnings_for_config_check(
+    tmp_path: Path, setting: str, message: str
+) -> None:
+    path = write_profiles(tmp_path, f"profiles:\n  p:\n    {setting}\n")
     (problem,) = check_profile_file(path)
-    assert (problem.severity, str(problem)) == (
-        "warning",
-        f"{path}:3: profiles.p.disabledTools: is empty, so it disables nothing: name the tools to "
-        "disable, or delete the key",
-    )
+    assert (problem.severity, str(problem)) == ("warning", f"{path}:3: profiles.p.{message}")
 
 
 @pytest.mark.parametrize("text", ["", "# nothing yet\n", "profiles:\n", "profiles: {}\n"])

@@ -44,8 +44,8 @@ def test_project_and_global_skills_are_found_sorted_by_name(dirs: tuple[Path, Pa
     pdf = add_skill(project_root(cwd), "pdf", front("pdf", "Fill PDF forms"))
     deploy = add_skill(agent_dir / "skills", "ship", front("deploy", "Deploy the app"))
     assert discover_skills(cwd, agent_dir) == [
-        Skill("deploy", "Deploy the app", deploy),
-        Skill("pdf", "Fill PDF forms", pdf),
+        Skill("deploy", "Deploy the app", deploy, agent_dir),
+        Skill("pdf", "Fill PDF forms", pdf, cwd),
     ]
 
 
@@ -53,7 +53,7 @@ def test_a_project_skill_shadows_a_global_one_of_the_same_name(dirs: tuple[Path,
     cwd, agent_dir = dirs
     add_skill(agent_dir / "skills", "review", front("review", "global review"))
     mine = add_skill(project_root(cwd), "my-review", front("review", "project review"))
-    assert discover_skills(cwd, agent_dir) == [Skill("review", "project review", mine)]
+    assert discover_skills(cwd, agent_dir) == [Skill("review", "project review", mine, cwd)]
 
 
 def test_missing_name_falls_back_to_the_folder_name(dirs: tuple[Path, Path]) -> None:
@@ -133,12 +133,15 @@ def test_two_skills_with_one_name_in_one_place_keep_the_first_and_warn(
     first = add_skill(project_root(cwd), "a", front("same", "first"))
     second = add_skill(project_root(cwd), "b", front("same", "second"))
     skills, log = discover_logged(dirs, caplog)
-    assert skills == [Skill("same", "first", first)]
+    assert skills == [Skill("same", "first", first, cwd)]
     assert f"Skipped skill {second}: the name 'same' is already used by {first}." in log
 
 
 def test_render_skill_list_with_load_skill_enabled(tmp_path: Path) -> None:
-    skills = [Skill("deploy", "Deploy the app", tmp_path), Skill("pdf", "Fill PDF forms", tmp_path)]
+    skills = [
+        Skill("deploy", "Deploy the app", tmp_path, tmp_path),
+        Skill("pdf", "Fill PDF forms", tmp_path, tmp_path),
+    ]
     assert render_skill_list(skills, load_skill_enabled=True) == (
         "Skills available:\n- deploy: Deploy the app\n- pdf: Fill PDF forms\n"
         "Start by loading the relevant skill with load_skill when a task matches one."
@@ -146,7 +149,9 @@ def test_render_skill_list_with_load_skill_enabled(tmp_path: Path) -> None:
 
 
 def test_render_skill_list_drops_the_load_line_when_load_skill_is_disabled(tmp_path: Path) -> None:
-    rendered = render_skill_list([Skill("pdf", "Fill PDF forms", tmp_path)], load_skill_enabled=False)
+    rendered = render_skill_list(
+        [Skill("pdf", "Fill PDF forms", tmp_path, tmp_path)], load_skill_enabled=False
+    )
     assert rendered == "Skills available:\n- pdf: Fill PDF forms"
     assert "load_skill" not in rendered
     assert LOAD_SKILL_HINT.startswith("Start by loading the relevant skill")
@@ -154,3 +159,38 @@ def test_render_skill_list_drops_the_load_line_when_load_skill_is_disabled(tmp_p
 
 def test_render_skill_list_of_no_skills_is_empty() -> None:
     assert render_skill_list([], load_skill_enabled=True) == ""
+
+
+def test_a_skill_linking_outside_the_project_is_skipped_and_named(
+    dirs: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    cwd, _ = dirs
+    key = cwd.parent / "id_rsa"
+    key.write_text("---\nname: key\ndescription: -----BEGIN PRIVATE KEY-----\n---\n")
+    (project_root(cwd) / "key").mkdir(parents=True)
+    (project_root(cwd) / "key" / "SKILL.md").symlink_to(key)
+    shared = add_skill(cwd.parent, "shared-skill", front("shared", "Shared"))
+    (project_root(cwd) / "shared").symlink_to(shared.parent)  # a whole skill folder linked out
+    add_skill(project_root(cwd), "good", front("good", "works"))
+    skills, log = discover_logged(dirs, caplog)
+    assert [skill.name for skill in skills] == ["good"]
+    assert (
+        f"Skipped skill {project_root(cwd) / 'key' / 'SKILL.md'}: it leads to {key.resolve()}, outside" in log
+    )
+    assert "PRIVATE KEY" not in log
+
+
+def test_a_global_skill_linking_outside_the_agent_folder_is_skipped(dirs: tuple[Path, Path]) -> None:
+    cwd, agent_dir = dirs
+    elsewhere = add_skill(cwd.parent / "elsewhere", "x", front("x", "outside"))
+    (agent_dir / "skills" / "x").mkdir(parents=True)
+    (agent_dir / "skills" / "x" / "SKILL.md").symlink_to(elsewhere)
+    assert discover_skills(cwd, agent_dir) == []
+
+
+def test_a_skill_linking_inside_the_project_is_found(dirs: tuple[Path, Path]) -> None:
+    cwd, agent_dir = dirs
+    real = add_skill(cwd / "docs", "pdf", front("pdf", "Fill PDF forms"))
+    (project_root(cwd) / "pdf").mkdir(parents=True)
+    (project_root(cwd) / "pdf" / "SKILL.md").symlink_to(real)
+    assert [skill.name for skill in discover_skills(cwd, agent_dir)] == ["pdf"]

@@ -69,6 +69,22 @@ def test_profile_show_gives_every_setting_with_its_value_and_source(workspace: W
 
 
 @one_protocol
+def test_profile_show_lists_the_tools_and_no_bash_means_no_parallel_bash(workspace: Workspace) -> None:
+    write(workspace, "miniagent.yml", PROFILES)
+    assert show(workspace, "safe")["tools"] == [
+        "read", "edit", "write", "grep", "find", "glob", "ls", "load_skill", "todo_write",
+    ]  # fmt: skip
+    workspace.env["MINI_PROFILE_ENABLED_TOOLS"] = "read,parallel_bash"
+    shown = show(workspace)
+    assert shown["tools"] == ["read"]
+    assert shown["warnings"] == [
+        "enabledTools from MINI_PROFILE_ENABLED_TOOLS in the process environment lists parallel_bash but not "
+        "bash: parallel_bash runs bash commands, so it is off too; add bash to allow both, or remove "
+        "parallel_bash."
+    ]
+
+
+@one_protocol
 def test_profile_show_without_a_name_follows_agent_backend(workspace: Workspace) -> None:
     write(workspace, "miniagent.yml", PROFILES)
     workspace.env["AGENT_BACKEND"] = "Mini:ReadOnly"

@@ -605,6 +605,24 @@ def test_global_claude_md_is_loaded_too(workspace: Workspace, provider: Scripted
     assert system.index("global-rules") < system.index("project-rules")
 
 
+@anthropic_only
+def test_a_cloned_project_cannot_send_a_private_key_through_a_context_link(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    key = workspace.project.parent / "id_rsa"
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY----- secret-key-material\n")
+    (workspace.project / "CLAUDE.md").symlink_to(key)
+    skill = workspace.project / ".claude" / "skills" / "x"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").symlink_to(key)
+    provider.script(Reply(text="ok"))
+    result = workspace.run("run", "hi")
+    assert result.returncode == 0, result.stderr
+    assert "secret-key-material" not in json.dumps(provider.requests[0].body)
+    assert f"Skipped context file {workspace.project / 'CLAUDE.md'}: it leads to {key}" in result.stderr
+    assert f"Skipped skill {skill / 'SKILL.md'}: it leads to {key}" in result.stderr
+
+
 def _write_skill(workspace: Workspace, body: str) -> None:
     folder = workspace.project / ".claude" / "skills" / "x"
     folder.mkdir(parents=True)
@@ -630,7 +648,7 @@ def test_a_skill_is_listed_and_load_skill_returns_it_whole(
 
 
 @anthropic_only
-def test_disabling_load_skill_drops_the_loading_line(
+def test_disabling_load_skill_drops_only_the_loading_line(
     workspace: Workspace, provider: ScriptedProvider
 ) -> None:
     _write_skill(workspace, "Do it.\n")
@@ -639,6 +657,7 @@ def test_disabling_load_skill_drops_the_loading_line(
     assert workspace.run("run", "hi").returncode == 0
     body = provider.requests[0].body
     assert "Start by loading" not in system_text(body)
+    assert "- x: Deploys the x service safely" in system_text(body)  # the list itself stays
     assert "load_skill" not in tool_names(body)
 
 

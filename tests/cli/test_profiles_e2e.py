@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from miniroom.agent.profile import BUILTIN_TOOL_NAMES
+from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES
 from miniroom.engine.session import Session
 from miniroom.engine.session_index import latest_session_path
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
@@ -68,9 +68,7 @@ def test_agent_backend_selects_the_profile(
     result = workspace.run("run", "hi")
     assert result.returncode == 0, result.stderr
     names = tool_names(provider.requests[0].body)
-    assert "bash" not in names
-    assert "parallel_bash" in names  # only the named tool goes
-    assert set(names) == set(BUILTIN_TOOL_NAMES) - {"bash"}
+    assert set(names) == set(BUILTIN_TOOL_NAMES) - {"bash", "parallel_bash"}  # parallel_bash is bash too
 
 
 @one_protocol
@@ -106,6 +104,25 @@ def test_a_disabled_tool_called_anyway_is_an_unknown_tool_error(
     assert workspace.run("run", "hi").returncode == 0
     assert not (workspace.project / "pwned").exists()
     assert "Unknown tool 'bash'" in json.dumps(provider.requests[1].body)
+
+
+@one_protocol
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("MINI_PROFILE_DISABLED_TOOLS", "bash"), ("MINI_PROFILE_ENABLED_TOOLS", "read,parallel_bash")],
+)
+def test_without_bash_no_shell_runs_through_parallel_bash(
+    workspace: Workspace, provider: ScriptedProvider, variable: str, value: str
+) -> None:
+    workspace.env[variable] = value
+    provider.script(
+        Reply(tool_calls=[("parallel_bash", {"commands": ["touch pwned"]})]), Reply(text="I see.")
+    )
+    result = workspace.run("run", "hi")
+    assert result.returncode == 0, result.stderr
+    assert not {"bash", "parallel_bash"} & set(tool_names(provider.requests[0].body))
+    assert not (workspace.project / "pwned").exists()
+    assert "Unknown tool 'parallel_bash'" in json.dumps(provider.requests[1].body)
 
 
 @one_protocol

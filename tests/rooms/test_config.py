@@ -114,6 +114,11 @@ ERRORS = {
         "agents:\n  helper:\n    tools: [read, raed]\n",
         'config.yaml:3: agents.helper.tools[1]: "raed" is not a built-in tool (did you mean read?)',
     ),
+    "parallel_bash_without_bash": (
+        "agents:\n  helper:\n    tools: [read, parallel_bash]\n",
+        "config.yaml:3: agents.helper.tools: lists parallel_bash but not bash: parallel_bash runs bash "
+        "commands, so it is off too; add bash to allow both, or remove parallel_bash",
+    ),
     "agent_not_a_mapping": (
         "agents:\n  helper: yes\n",
         "config.yaml:2: agents.helper: must be a mapping (indented key: value lines) (got true)",

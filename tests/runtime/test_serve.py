@@ -14,6 +14,7 @@ import httpx
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import clean_env
+from tests.processes import wait_for_process, wait_until, wait_until_gone
 from tests.runtime.serve_process import TURN_KEY, free_port
 from tests.runtime.support import agent_entry, write_config
 
@@ -38,25 +39,32 @@ def wait_for_reply(base: str, room: str, text: str, timeout: float = 15) -> dict
     raise AssertionError(f"the agent never showed {text!r} as a complete reply")
 
 
-def test_serve_answers_in_the_web_chat_rooms(tmp_path: Path, provider: ScriptedProvider) -> None:
-    provider.script(Reply(text="Hello from the runtime", delay=0.02))
+def start_serve(tmp_path: Path, provider: ScriptedProvider, **env: str) -> tuple[subprocess.Popen[str], str]:
+    """`miniroom serve` with one agent, `helper`, on the scripted provider; the process and its address."""
     write_config(tmp_path, provider, {"helper": agent_entry("Helper")})
     port = free_port()
-    env = {**clean_env(tmp_path / "mini"), "MINIROOM_CONFIG": str(tmp_path / "config.yaml")}
+    environment = {**clean_env(tmp_path / "mini"), "MINIROOM_CONFIG": str(tmp_path / "config.yaml"), **env}
     log = tmp_path / "serve.log"
     with log.open("w") as stderr:
         process = subprocess.Popen(
             [sys.executable, "-c", SERVE, str(port)],
             cwd=tmp_path,
-            env=env,
+            env=environment,
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
         )
+    assert process.stdout is not None
+    base = f"http://127.0.0.1:{port}/"
+    assert process.stdout.readline().strip() == f"miniroom: web chat at {base}", log.read_text()
+    return process, base
+
+
+def test_serve_answers_in_the_web_chat_rooms(tmp_path: Path, provider: ScriptedProvider) -> None:
+    provider.script(Reply(text="Hello from the runtime", delay=0.02))
+    process, base = start_serve(tmp_path, provider)
+    log = tmp_path / "serve.log"
     try:
-        assert process.stdout is not None
-        base = f"http://127.0.0.1:{port}/"
-        assert process.stdout.readline().strip() == f"miniroom: web chat at {base}", log.read_text()
         sent = httpx.post(f"{base}api/rooms/lobby/messages", json={"body": "hi"})
         assert sent.status_code == 201, sent.text
         reply = wait_for_reply(base, "lobby", "Hello from the runtime")
@@ -68,3 +76,35 @@ def test_serve_answers_in_the_web_chat_rooms(tmp_path: Path, provider: ScriptedP
     assert [json.loads(line) for line in answered] == [
         {"event": sent.json()["event_id"], "agent": "helper", "reply": reply["event_id"]}
     ]
+
+
+def test_serve_stops_on_sighup_and_its_tool_processes_die(tmp_path: Path, provider: ScriptedProvider) -> None:
+    pid_file = tmp_path / "sleep.pid"
+    command = f"echo $$ > {pid_file}; exec sleep 1002"
+    provider.script(Reply(tool_calls=[("bash", {"command": command})]), Reply(text="not reached"))
+    process, base = start_serve(tmp_path, provider)
+    try:
+        assert httpx.post(f"{base}api/rooms/lobby/messages", json={"body": "sleep"}).status_code == 201
+        pid = wait_for_process(pid_file, ["sleep", "1002"])
+    finally:
+        process.send_signal(signal.SIGHUP)  # a closed terminal
+        assert process.wait(timeout=60) == 0, (tmp_path / "serve.log").read_text()
+    wait_until_gone(pid, ["sleep", "1002"])
+
+
+def test_a_long_output_file_is_removed_with_its_turn(tmp_path: Path, provider: ScriptedProvider) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    provider.script(Reply(tool_calls=[("bash", {"command": "seq 1 100000"})]), Reply(text="counted"))
+    process, base = start_serve(tmp_path, provider, TMPDIR=str(temp))
+    try:
+        assert httpx.post(f"{base}api/rooms/lobby/messages", json={"body": "count"}).status_code == 201
+        wait_for_reply(base, "lobby", "🔧 Bash seq 1 100000\n\ncounted")
+        result = json.dumps(provider.requests[1].body)
+        assert f"Full output: {temp}/miniroom-output-" in result  # a private folder of its own
+        # The reply may show before its turn has quite ended; once it has, the folder is gone.
+        wait_until(lambda: not any(temp.iterdir()), f"{temp} is empty")
+        assert process.poll() is None  # removed with the turn, not at exit
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0, (tmp_path / "serve.log").read_text()

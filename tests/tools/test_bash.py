@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -12,14 +13,17 @@ import pytest
 from miniroom.engine.tool import ToolContext, ToolError, ToolResult
 from miniroom.llm.messages import TextContent
 from miniroom.tools.bash import BashTool
-from miniroom.tools.shell import PROVIDER_KEY_VARIABLES
+from miniroom.tools.environment import PROVIDER_KEY_VARIABLES
 
 TOOL = BashTool()
 
 
+def context(cwd: Path, call_timeout: float = 30) -> ToolContext:
+    return ToolContext(cwd=cwd, timeout=call_timeout, settings={})
+
+
 async def run_bash(tmp_path: Path, arguments: dict[str, Any], call_timeout: float = 30) -> ToolResult:
-    params = TOOL.validate(arguments)
-    return await TOOL.execute(params, ToolContext(cwd=tmp_path, timeout=call_timeout, settings={}))
+    return await TOOL.execute(TOOL.validate(arguments), context(tmp_path, call_timeout))
 
 
 def text_of(result: ToolResult) -> str:
@@ -81,6 +85,26 @@ async def test_many_lines_keep_the_tail_and_save_everything(
         f"\n100000\n\n[Output truncated: showing the last 2000 of 100000 lines. Full output: {path}]"
     )
     assert read_numbers(path) == list(range(1, 100001))
+
+
+async def test_full_output_files_live_in_a_private_folder_removed_on_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    tool = BashTool()
+    paths = []
+    for _ in range(2):
+        result = await tool.execute(tool.validate({"command": "seq 1 5000"}), context(tmp_path))
+        paths.append(Path(result.details["full_output_path"]))
+    folder = paths[0].parent
+    assert folder.parent == tmp_path
+    assert folder.name.startswith("miniroom-output-")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(paths[0].stat().st_mode) == 0o600
+    assert paths[1].parent == folder
+    assert paths[1] != paths[0]
+    tool.close()  # what the agent does when it closes
+    assert not folder.exists()
 
 
 async def test_huge_output_streams_to_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,25 +125,42 @@ async def test_a_missing_path(tree: Path) -> None:
         await call(GREP, {"pattern": "x", "path": "nowhere"}, tree)
 
 
-def _processes_reading(path: Path) -> list[str]:
+NEVER_ENDS = ["sleep", "987654"]
+
+
+def _running(argv: list[str]) -> list[str]:
+    wanted = "\0".join(argv) + "\0"
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+            if Path(f"/proc/{pid}/cmdline").read_text(errors="replace") == wanted:
+                found.append(pid)
         except OSError:
             continue
-        if path.name in cmdline and "rg" in cmdline:
-            found.append(pid)
     return found
 
 
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to look for the rg process")
-async def test_a_search_past_the_timeout_is_stopped_and_rg_ended(tmp_path: Path) -> None:
-    fifo = tmp_path / "never-written-fifo"
-    os.mkfifo(fifo)  # rg blocks reading it until we give up
+async def test_a_search_past_the_timeout_is_stopped_and_rg_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stand-in rg that never answers (the real one skips FIFOs, and grep refuses them as targets).
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = folder / "rg"
+    fake.write_text(f"#!/bin/sh\nexec {' '.join(NEVER_ENDS)}\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(folder / "python"))  # rg is looked for beside Python first
     with pytest.raises(ToolError, match=r"The search took longer than 0.3 s and was stopped"):
-        await call(GREP, {"pattern": "x", "path": fifo.name}, tmp_path, timeout=0.3)
-    assert _processes_reading(fifo) == []
+        await call(GREP, {"pattern": "x"}, tmp_path, timeout=0.3)
+    assert _running(NEVER_ENDS) == []
+
+
+async def test_a_fifo_is_refused_not_waited_on(tmp_path: Path, search_backend: str) -> None:
+    os.mkfifo(tmp_path / "never-written-fifo")
+    with pytest.raises(
+        ToolError, match=r"never-written-fifo is not a regular file \(a device, pipe or socket\)"
+    ):
+        await call(GREP, {"pattern": "x", "path": "never-written-fifo"}, tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -104,7 +104,7 @@ async def test_a_skill_broken_after_discovery_says_what_to_fix(tmp_path: Path, s
 async def test_a_non_utf8_skill_says_to_save_it_as_utf8(tmp_path: Path) -> None:
     path = tmp_path / "SKILL.md"
     path.write_bytes(b"caf\xe9")
-    tool = LoadSkillTool([Skill("latin", "d", path)])
+    tool = LoadSkillTool([Skill("latin", "d", path, tmp_path)])
     with pytest.raises(ToolError, match=r"is not UTF-8 text; save it as UTF-8\.$"):
         await tool.execute(tool.validate({"name": "latin"}), ToolContext(cwd=tmp_path))
 
@@ -131,3 +131,14 @@ def test_summary_and_spec() -> None:
     assert tool.summary({"name": "pdf"}) == "Skill pdf"
     assert tool.spec.name == "load_skill"
     assert tool.spec.parameters["required"] == ["name"]
+
+
+async def test_a_skill_swapped_for_a_link_outside_is_not_loaded(tmp_path: Path, skills_root: Path) -> None:
+    path = add_skill(skills_root, "pdf", "fine")
+    tool = LoadSkillTool(discover_skills(tmp_path, tmp_path / "mini"))
+    secret = tmp_path.parent / f"{tmp_path.name}-secret.md"
+    secret.write_text("---\nname: pdf\ndescription: d\n---\nTOP SECRET")
+    path.unlink()
+    path.symlink_to(secret)
+    with pytest.raises(ToolError, match=rf"Skill 'pdf' at {path} now leads to {secret}, outside {tmp_path}"):
+        await tool.execute(tool.validate({"name": "pdf"}), ToolContext(cwd=tmp_path))

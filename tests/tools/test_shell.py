@@ -6,6 +6,7 @@ import asyncio
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -14,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from miniroom.engine.tool import ToolError
+from miniroom.tools.capture import OutputCapture
+from miniroom.tools.environment import PROVIDER_KEY_VARIABLES
 from miniroom.tools.output import MAX_OUTPUT_BYTES
 from miniroom.tools.shell import (
+    GATE_ARGV,
     KILL_GRACE_SECONDS,
     NON_INTERACTIVE_ENV,
-    PROVIDER_KEY_VARIABLES,
-    OutputCapture,
     ShellCommand,
     child_environment,
     one_line_summary,
@@ -175,7 +177,8 @@ def test_capture_keeps_everything_in_memory_below_the_caps(
         None,
         None,
     )
-    assert list(tmp_path.iterdir()) == [], "a file written on the way must be removed when nothing was cut"
+    files = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert files == [], "a file written on the way must be removed when nothing was cut"
 
 
 def test_capture_memory_stays_bounded_and_the_file_holds_everything(
@@ -231,3 +234,15 @@ def test_one_line_summary_collapses_whitespace_and_cuts_long_text() -> None:
     long = one_line_summary("Bash", "echo " + "a" * 200)
     assert len(long) == 80
     assert long.endswith("…")
+
+
+@pytest.mark.parametrize(("said", "runs"), [(b"go\n", True), (b"", False), (b"went\n", False)])
+def test_the_gate_runs_the_command_only_once_told_go(tmp_path: Path, said: bytes, runs: bool) -> None:
+    # Without "go" (miniroom died before the reaper knew the group), the command never starts.
+    marker = tmp_path / "ran"
+    command = [*GATE_ARGV, "/bin/sh", "-c", f'read line; echo "[$line]" > {marker}']
+    result = subprocess.run(command, input=said, capture_output=True, timeout=60, check=False)
+    assert result.returncode == (0 if runs else 125)
+    assert marker.exists() == runs
+    if runs:
+        assert marker.read_text() == "[]\n"  # the command's own stdin is empty

@@ -12,10 +12,11 @@ from typing import Any
 import httpx
 
 from miniroom.agent.context_files import load_context_files, render_context
-from miniroom.agent.profile import BUILTIN_TOOL_NAMES, ProfileSettings, resolve_profile
+from miniroom.agent.profile import ProfileSettings, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
 from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
+from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
 from miniroom.engine.agent import Agent, AgentConfig
 from miniroom.engine.retry_policy import load_retry_policy
 from miniroom.engine.session import Session, SessionError, directory_for_cwd
@@ -100,7 +101,10 @@ def tool_filter(settings: ProfileSettings, allowlist: Collection[str] | None) ->
     if allowlist is None:
         return settings.tool_enabled
     allowed = frozenset(allowlist)
-    return lambda name: settings.tool_enabled(name) and (name not in BUILTIN_TOOL_NAMES or name in allowed)
+    return lambda name: (
+        settings.tool_enabled(name)
+        and (name not in BUILTIN_TOOL_NAMES or allowed_with_requirements(name, allowed.__contains__))
+    )
 
 
 def build_prompt(
@@ -113,8 +117,8 @@ def build_prompt(
     )
     if context:
         parts.append(context)
-    if skills and enabled("load_skill"):
-        parts.append(render_skill_list(skills, load_skill_enabled=True))
+    if skills:  # without load_skill only the line asking to load one goes; the list still informs
+        parts.append(render_skill_list(skills, load_skill_enabled=enabled("load_skill")))
     return "\n\n".join(parts)
 
 

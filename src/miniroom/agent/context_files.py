@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from miniroom.engine.tool import ToolError
+from miniroom.tools.paths import OutsideError, read_file_inside
+
 logger = logging.getLogger(__name__)
 
 CLAUDE_MD = "CLAUDE.md"
@@ -37,19 +40,20 @@ def load_context_files(
     The walk starts at the home folder when `cwd` is inside it (folders above home belong to the system or
     other users, not to this project), else at the filesystem root. `home` defaults to `Path.home()`.
     """
-    candidates: list[Path] = [agent_dir / CLAUDE_MD] if load_claude_md else []
+    # Each file with the folder it must stay in: a link out of it (say to ~/.ssh/id_rsa) is never sent.
+    candidates: list[tuple[Path, Path]] = [(agent_dir / CLAUDE_MD, agent_dir)] if load_claude_md else []
     for folder in _folders_down_to(cwd.resolve(), (home or Path.home()).resolve()):
         chosen = _folder_context_file(folder, load_claude_md, load_agents_md)
         if chosen is not None:
-            candidates.append(chosen)
+            candidates.append((chosen, folder))
     files: list[ContextFile] = []
     seen: set[Path] = set()
-    for path in candidates:
+    for path, root in candidates:
         real = path.resolve()
         if real in seen:  # the agent folder can be the project folder, or one of its parents
             continue
         seen.add(real)
-        loaded = _read_context_file(path)
+        loaded = _read_context_file(path, root)
         if loaded is not None:
             files.append(loaded)
     return files
@@ -81,15 +85,21 @@ def _folder_context_file(folder: Path, load_claude_md: bool, load_agents_md: boo
     return None
 
 
-def _read_context_file(path: Path) -> ContextFile | None:
+def _read_context_file(path: Path, root: Path) -> ContextFile | None:
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_file_inside(root, path).decode("utf-8")
     except FileNotFoundError:
+        return None
+    except OutsideError as outside:
+        warn_once_about_link(logger, path, outside, "context file")
         return None
     except OSError as error:
         logger.warning(
             "Skipped context file %s: cannot read it (%s). Fix its permissions.", path, error.strerror
         )
+        return None
+    except ToolError as error:
+        logger.warning("Skipped context file %s: %s", path, error)
         return None
     except UnicodeDecodeError as error:
         logger.warning(
@@ -100,3 +110,21 @@ def _read_context_file(path: Path) -> ContextFile | None:
         return None
     text = text.strip()
     return ContextFile(path, text) if text else None
+
+
+_warned_links: set[Path] = set()
+
+
+def warn_once_about_link(log: logging.Logger, path: Path, outside: OutsideError, what: str) -> None:
+    """Say once per process that a file is a link leading outside its folder, and was left out."""
+    if path in _warned_links:
+        return
+    _warned_links.add(path)
+    log.warning(
+        "Skipped %s %s: it leads to %s, outside %s, and files that lead out of their folder are never sent "
+        "to the model. Put the file itself there instead of a link.",
+        what,
+        path,
+        outside.resolved,
+        outside.root,
+    )

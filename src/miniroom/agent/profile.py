@@ -12,6 +12,12 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from miniroom.agent.tool_names import (
+    BUILTIN_TOOL_NAMES,
+    allowed_with_requirements,
+    tool_name_problem,
+    unmet_requirements,
+)
 from miniroom.engine.yaml_source import (
     OptionalPositiveWhole,
     Problem,
@@ -25,15 +31,7 @@ from miniroom.engine.yaml_source import (
     validation_problems,
 )
 from miniroom.llm.model import ThinkingLevel
-from miniroom.settings_errors import did_you_mean
 
-BUILTIN_TOOL_NAMES: tuple[str, ...] = (
-    "read", "bash", "parallel_bash", "edit", "write", "grep", "find", "glob", "ls", "load_skill",
-    "todo_write",
-)  # fmt: skip
-_TOOL_LIST = ", ".join(BUILTIN_TOOL_NAMES)
-AGENT_TOOL_NAMES = ("agent", "agent_start", "agent_check", "agent_stop")
-CATALOGUE_TOOLS = {"fetch": "fetch.yml", "search": "search.yml"}
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 ENV_PREFIX = "MINI_PROFILE_"
@@ -73,9 +71,15 @@ class ProfileSettings:
         """Whether the profile lets this tool in; tools a profile cannot filter always are."""
         if name not in BUILTIN_TOOL_NAMES:
             return True
+        return allowed_with_requirements(name, self._listed)
+
+    def _listed(self, name: str) -> bool:
         if self.enabled_tools is not None:
             return name in self.enabled_tools
         return name not in (self.disabled_tools or ())
+
+    def enabled_builtin_tools(self) -> list[str]:
+        return [name for name in BUILTIN_TOOL_NAMES if self.tool_enabled(name)]
 
 
 SETTING_NAMES: tuple[str, ...] = tuple(item.name for item in fields(ProfileSettings))
@@ -101,22 +105,12 @@ class ResolvedProfile:
                 "value": list(value) if isinstance(value, tuple) else value,
                 "source": self.sources[key],
             }
-        return {"profile": self.name, "settings": settings, "warnings": list(self.warnings)}
-
-
-def tool_name_problem(name: str) -> str | None:
-    """Why `name` cannot stand in a profile's tool list, or None when it can."""
-    if name in BUILTIN_TOOL_NAMES:
-        return None
-    if name in AGENT_TOOL_NAMES:
-        return f"'{name}' is always given to root chats and no profile can enable or disable it: remove it"
-    if name in CATALOGUE_TOOLS:
-        return (
-            f"'{name}' is not a built-in tool and no profile can enable or disable it: it exists while "
-            f".miniroom/{CATALOGUE_TOOLS[name]} has an enabled service; remove it from the list"
-        )
-    hint = did_you_mean(name, BUILTIN_TOOL_NAMES)
-    return f"unknown tool '{name}'{f' ({hint})' if hint else ''}; a profile can list only {_TOOL_LIST}"
+        return {
+            "profile": self.name,
+            "settings": settings,
+            "tools": self.settings.enabled_builtin_tools(),
+            "warnings": list(self.warnings),
+        }
 
 
 def _check_tool_name(name: str) -> str:
@@ -243,6 +237,8 @@ def _read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]
         if parsed.disabled_tools == []:
             message = "is empty, so it disables nothing: name the tools to disable, or delete the key"
             problems.append(source.problem((*loc, "disabledTools"), message, "warning"))
+        for message in unmet_requirements(parsed.enabled_tools or ()):
+            problems.append(source.problem((*loc, "enabledTools"), message, "warning"))
         profiles[name] = parsed.model_dump(by_alias=True, exclude_none=True)
     return profiles, problems
 
@@ -369,10 +365,10 @@ def _backend_setting(model_variables: Mapping[str, str], process_env: Mapping[st
     return "", ""
 
 
-def _list_source(source: str, name: str | None) -> str:
+def _list_source(attr: str, source: str, name: str | None) -> str:
     if source == "profile":
         return f"profile '{name}' in {PROFILE_FILE}"
-    return f"{_variable('disabled_tools')} {WHERE[source]}"
+    return f"{_variable(attr)} {WHERE[source]}"
 
 
 def resolve_profile(
@@ -405,7 +401,10 @@ def resolve_profile(
     settings = ProfileSettings(**{attr: _frozen(values[to_camel(attr)]) for attr in SETTING_NAMES})
     if settings.disabled_tools == ():
         warnings.append(
-            f"disabledTools from {_list_source(sources['disabledTools'], name)} is empty, so it disables "
-            "nothing: name the tools to disable, or remove the setting."
+            f"disabledTools from {_list_source('disabled_tools', sources['disabledTools'], name)} is empty, "
+            "so it disables nothing: name the tools to disable, or remove the setting."
         )
+    for problem in unmet_requirements(settings.enabled_tools or ()):
+        where = _list_source("enabled_tools", sources["enabledTools"], name)
+        warnings.append(f"enabledTools from {where} {problem}.")
     return ResolvedProfile(name, settings, sources, tuple(warnings))

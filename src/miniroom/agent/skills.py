@@ -14,7 +14,10 @@ from typing import Any
 
 import yaml
 
+from miniroom.agent.context_files import warn_once_about_link
+from miniroom.engine.tool import ToolError
 from miniroom.tools.load_skill import SkillFormatError, split_front_matter
+from miniroom.tools.paths import OutsideError, read_file_inside
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +30,7 @@ class Skill:
     name: str
     description: str
     path: Path  # the SKILL.md file; its folder is the base for the skill's relative file references
+    root: Path  # what the file must stay inside: the project for its skills, the agent folder for global ones
 
     @property
     def folder(self) -> Path:
@@ -39,8 +43,8 @@ def discover_skills(cwd: Path, agent_dir: Path) -> list[Skill]:
     A project skill shadows a global one of the same name.
     """
     found: dict[str, Skill] = {}
-    for root in (cwd / ".claude" / "skills", agent_dir / "skills"):
-        for skill in _skills_in(root):
+    for root, allowed in ((cwd / ".claude" / "skills", cwd), (agent_dir / "skills", agent_dir)):
+        for skill in _skills_in(root, allowed):
             if skill.name not in found:
                 found[skill.name] = skill
     return sorted(found.values(), key=lambda skill: skill.name)
@@ -70,11 +74,11 @@ def _parse_front_matter(header: str) -> dict[str, Any]:
     return data
 
 
-def _skills_in(root: Path) -> list[Skill]:
+def _skills_in(root: Path, allowed: Path) -> list[Skill]:
     """The usable skills directly under `root`, in folder-name order; duplicates within `root` warn."""
     skills: dict[str, Skill] = {}
     for path in sorted(root.glob(f"*/{SKILL_FILE}")):
-        skill = _read_skill(path)
+        skill = _read_skill(path, allowed)
         if skill is None:
             continue
         if skill.name in skills:
@@ -89,12 +93,17 @@ def _skills_in(root: Path) -> list[Skill]:
     return list(skills.values())
 
 
-def _read_skill(path: Path) -> Skill | None:
+def _read_skill(path: Path, allowed: Path) -> Skill | None:
     try:
-        header, _ = split_front_matter(path.read_bytes().decode("utf-8"))
-        return _skill_from(path, _parse_front_matter(header))
+        header, _ = split_front_matter(read_file_inside(allowed, path).decode("utf-8"))
+        return _skill_from(path, allowed, _parse_front_matter(header))
+    except OutsideError as outside:
+        warn_once_about_link(logger, path, outside, "skill")
+        return None
     except OSError as error:
         reason = f"cannot read it ({error.strerror}); fix its permissions"
+    except ToolError as error:
+        reason = str(error).rstrip(".")
     except UnicodeDecodeError:
         reason = "it is not UTF-8 text; save it as UTF-8"
     except SkillFormatError as error:
@@ -103,7 +112,7 @@ def _read_skill(path: Path) -> Skill | None:
     return None
 
 
-def _skill_from(path: Path, front_matter: dict[str, Any]) -> Skill:
+def _skill_from(path: Path, root: Path, front_matter: dict[str, Any]) -> Skill:
     name = _text_field(front_matter, "name") or path.parent.name
     description = _text_field(front_matter, "description")
     if not description:
@@ -111,7 +120,7 @@ def _skill_from(path: Path, front_matter: dict[str, Any]) -> Skill:
             "it has no description; add a 'description:' line to its front matter "
             "(between '---' lines) saying when to use the skill"
         )
-    return Skill(name, description, path)
+    return Skill(name, description, path, root)
 
 
 def _text_field(front_matter: dict[str, Any], key: str) -> str:

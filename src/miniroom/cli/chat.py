@@ -12,6 +12,7 @@ from typing import TextIO
 
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import CommandError, agent_from_args, fail
+from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable, stop_signals_call
 from miniroom.cli.render import first_line, notice_line, recreation_line, tool_text, usage_line
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
@@ -69,14 +70,25 @@ class ChatView:
             self._line(usage_line(event.usage, self.session_usage))
 
 
+class ChatStopped(Exception):
+    """SIGTERM or SIGHUP (a closed terminal): the chat ends, its running turn aborted."""
+
+
+def _stop_at_prompt(signum: int, frame: object) -> None:
+    raise ChatStopped
+
+
 async def _turn(agent: Agent, text: str) -> None:
-    """One turn, with Ctrl-C bound to abort while it runs."""
+    """One turn, with Ctrl-C bound to abort while it runs; SIGTERM or SIGHUP aborts it and ends the chat."""
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
-        await agent.prompt(text)
+        with stop_signals_call(loop, agent.abort) as stop:
+            await agent.prompt(text)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+    if stop.signum is not None:
+        raise ChatStopped
 
 
 def _enable_line_editing() -> None:
@@ -118,14 +130,19 @@ def chat_loop(agent: Agent, runner: asyncio.Runner) -> None:
 
 
 def chat_command(args: argparse.Namespace) -> int:
+    make_non_dumpable()
     try:
         agent = agent_from_args(args)
     except CommandError as error:
         return fail(str(error))
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _stop_at_prompt)
     try:
         with asyncio.Runner() as runner:
             try:
                 chat_loop(agent, runner)
+            except ChatStopped:
+                return 130
             finally:
                 runner.run(agent.aclose())
     finally:

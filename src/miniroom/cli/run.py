@@ -9,6 +9,7 @@ import signal
 import sys
 
 from miniroom.cli.common import CommandError, agent_from_args, fail
+from miniroom.cli.process import make_non_dumpable, stop_signals_call
 from miniroom.cli.render import (
     error_record,
     event_record,
@@ -50,14 +51,15 @@ def _notice_listener(event: ev.AgentEvent) -> None:
 async def _run(agent: Agent, prompt: str) -> ev.TurnEnded:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.abort)
-    loop.add_signal_handler(signal.SIGTERM, agent.abort)
     try:
-        return await agent.prompt(prompt)
+        with stop_signals_call(loop, agent.abort):
+            return await agent.prompt(prompt)
     finally:
         await agent.aclose()
 
 
 def run_command(args: argparse.Namespace) -> int:
+    make_non_dumpable()
     try:
         prompt = _prompt_text(args.prompt)
         agent = agent_from_args(args)

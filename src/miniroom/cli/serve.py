@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miniroom.cli.common import fail
+from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
 from miniroom.rooms.config import ConfigError, RoomsConfig, load_config
 from miniroom.rooms.runtime import RoomRuntime, config_path, data_dir_for
 from miniroom.rooms.runtime.agents import model_problems
@@ -125,10 +126,10 @@ def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions) -> Back
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
-    """Serve until SIGINT/SIGTERM, or until the transport or web server ends; then stop both."""
+    """Serve until SIGINT, SIGTERM or SIGHUP, or until the transport or web server ends; then stop both."""
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in (signal.SIGINT, *STOP_SIGNALS):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stopping.set)
     tasks = [asyncio.create_task(runtime.serve(), name="room runtime")]
@@ -164,6 +165,7 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
 
 
 def serve_command(args: argparse.Namespace) -> int:
+    make_non_dumpable()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     env = os.environ
     path = config_path(args.config, env)

@@ -28,7 +28,14 @@ from miniroom.engine.compaction import (
 from miniroom.engine.model_context import model_context
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
-from miniroom.engine.tool import DEFAULT_TOOL_CALL_TIMEOUT, Tool, ToolContext, ToolError, ToolResult
+from miniroom.engine.tool import (
+    DEFAULT_TOOL_CALL_TIMEOUT,
+    ClosableTool,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from miniroom.llm import events as llm_events
 from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.http import make_client
@@ -110,7 +117,10 @@ class Agent:
         self._aborted = False
 
     async def aclose(self) -> None:
-        """Close the HTTP connections and the session file."""
+        """Close the HTTP connections, the session file, and what the tools hold (their output files)."""
+        for tool in self.config.tools:
+            if isinstance(tool, ClosableTool):
+                tool.close()
         if self.client is not None:
             await self.client.aclose()
             self.client = None

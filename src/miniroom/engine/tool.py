@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from miniroom.llm.messages import TextContent, ToolSpec, UserContent
 
@@ -50,3 +50,10 @@ class Tool(Protocol):
 
     def summary(self, arguments: dict[str, Any]) -> str:
         """One compact line for UIs, e.g. `Read src/x.py`."""
+
+
+@runtime_checkable
+class ClosableTool(Protocol):
+    """A tool holding something (files, processes) to release when its agent closes."""
+
+    def close(self) -> None: ...

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from miniroom.agent.profile import BUILTIN_TOOL_NAMES
+from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, unmet_requirements
 from miniroom.engine.yaml_source import YamlSource, YamlSourceError, parse_yaml
 from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
 from miniroom.rooms.thread_mode import DEFAULT_THREAD_MODE, ThreadMode
@@ -288,6 +288,7 @@ def _tool_problems(where: tuple[str, ...], tools: Sequence[str]) -> list[Finding
         if tool not in BUILTIN_TOOL_NAMES:
             hint = did_you_mean(tool, BUILTIN_TOOL_NAMES) or f"the tools are {', '.join(BUILTIN_TOOL_NAMES)}"
             problems.append(Finding((*where, "tools", index), f'"{tool}" is not a built-in tool ({hint})'))
+    problems += [Finding((*where, "tools"), problem) for problem in unmet_requirements(tools)]
     return problems
 
 

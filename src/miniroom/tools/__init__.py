@@ -12,6 +12,7 @@ from miniroom.tools.glob import GlobTool
 from miniroom.tools.grep import GrepTool
 from miniroom.tools.load_skill import LoadSkillTool, SkillRef
 from miniroom.tools.ls import LsTool
+from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.parallel_bash import ParallelBashTool
 from miniroom.tools.read import ReadTool
 from miniroom.tools.todo_write import TodoWriteTool
@@ -19,11 +20,12 @@ from miniroom.tools.write import WriteTool
 
 
 def builtin_tools(skills: Sequence[SkillRef] = ()) -> list[Tool]:
-    """The 11 built-in tools, in the order the model sees them."""
+    """The 11 built-in tools, in the order the model sees them; the shells share one output folder."""
+    output = OutputFolder()
     return [
         ReadTool(),
-        BashTool(),
-        ParallelBashTool(),
+        BashTool(output),
+        ParallelBashTool(output),
         EditTool(),
         WriteTool(),
         GrepTool(),

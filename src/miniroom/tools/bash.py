@@ -8,6 +8,7 @@ from pydantic import Field
 
 from miniroom.engine.tool import ToolContext, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.shell import (
     CommandText,
     ShellCommand,
@@ -33,8 +34,16 @@ class BashTool(BuiltinTool[BashParams]):
     )
     params_model = BashParams
 
+    def __init__(self, output: OutputFolder | None = None) -> None:
+        self._output = output or OutputFolder()
+
+    def close(self) -> None:
+        """Remove the files long outputs were kept in: the agent holding this tool is done."""
+        self._output.remove()
+
     async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
-        shell = ShellCommand(params.command, ctx.cwd, effective_timeout(params.timeout, ctx))
+        timeout = effective_timeout(params.timeout, ctx)
+        shell = ShellCommand(params.command, ctx.cwd, timeout, output=self._output)
         outcome = await shell.run()
         return ToolResult.text(outcome.report(), is_error=outcome.failed, **outcome.details())
 

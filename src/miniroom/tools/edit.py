@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import os
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import Field
 
 from miniroom.engine.tool import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output import keep_head
-from miniroom.tools.paths import display_path, resolve_inside
+from miniroom.tools.paths import InsidePath, inside_path, open_regular_file
 
 UTF8_BOM = b"\xef\xbb\xbf"
 DIFF_MAX_LINES = 80
@@ -64,39 +64,52 @@ class EditTool(BuiltinTool[EditParams]):
     params_model = EditParams
 
     async def run(self, params: EditParams, ctx: ToolContext) -> ToolResult:
-        target = resolve_inside(ctx.cwd, params.path)
-        return await asyncio.to_thread(_edit, target, display_path(ctx.cwd, target), params)
+        return await asyncio.to_thread(_edit, inside_path(ctx.cwd, params.path), params)
 
     def summary(self, arguments: dict[str, Any]) -> str:
         return f"Edit {arguments.get('path', '')}"
 
 
-def _edit(target: Path, shown: str, params: EditParams) -> ToolResult:
+def _edit(target: InsidePath, params: EditParams) -> ToolResult:
+    """Read and rewrite through one descriptor, so the file changed is the file that was checked and read."""
+    shown = target.shown
     old_text = params.old_text.replace("\r\n", "\n")
     new_text = params.new_text.replace("\r\n", "\n")
     if old_text == new_text:
         raise ToolError("old_text and new_text are the same, so nothing would change.")
-    file = _load(target, shown)
-    match = find_unique(file.text, old_text, shown)
-    updated = file.text[: match.start] + new_text + file.text[match.end :]
-    if updated == file.text:
-        raise ToolError(f"The replacement leaves {shown} unchanged; it already holds new_text there.")
-    try:
-        target.write_bytes(file.encode(updated))
-    except OSError as error:
-        raise ToolError(f"Cannot write {shown}: {error.strerror}.") from None
+    with os.fdopen(_open(target), "r+b") as handle:
+        file = _load(handle, shown)
+        match = find_unique(file.text, old_text, shown)
+        updated = file.text[: match.start] + new_text + file.text[match.end :]
+        if updated == file.text:
+            raise ToolError(f"The replacement leaves {shown} unchanged; it already holds new_text there.")
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(file.encode(updated))
+        except OSError as error:
+            raise ToolError(f"Cannot write {shown}: {error.strerror}.") from None
     diff = unified_diff(file.text, updated, shown)
     how = " (matched after normalising whitespace, quotes and dashes)" if match.normalised else ""
     return ToolResult.text(f"Edited {shown}{how}.\n\n{_trim_diff(diff)}", diff=diff)
 
 
-def _load(target: Path, shown: str) -> _TextFile:
-    if not target.exists():
-        raise ToolError(f"File not found: {shown}. Check the path, or use write to create a new file.")
-    if target.is_dir():
-        raise ToolError(f"{shown} is a folder, not a file.")
+def _open(target: InsidePath) -> int:
     try:
-        data = target.read_bytes()
+        return open_regular_file(target, os.O_RDWR)
+    except FileNotFoundError:
+        raise ToolError(
+            f"File not found: {target.shown}. Check the path, or use write to create a new file."
+        ) from None
+    except IsADirectoryError:
+        raise ToolError(f"{target.shown} is a folder, not a file.") from None
+    except OSError as error:
+        raise ToolError(f"Cannot open {target.shown} for editing: {error.strerror}.") from None
+
+
+def _load(handle: BinaryIO, shown: str) -> _TextFile:
+    try:
+        data = handle.read()
         text = data.removeprefix(UTF8_BOM).decode("utf-8")
     except OSError as error:
         raise ToolError(f"Cannot read {shown}: {error.strerror}.") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ def _sort_newest_first(folder: Path, names: list[str]) -> list[str]:
     dated: list[tuple[float, str]] = []
     for name in names:
         try:
-            dated.append((-(folder / name).stat().st_mtime, name))
+            dated.append((-os.stat(folder / name, follow_symlinks=False).st_mtime, name))
         except OSError:
             continue
     return [name for _, name in sorted(dated)]

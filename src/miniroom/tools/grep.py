@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
+import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -13,7 +16,7 @@ from pydantic import Field
 from miniroom.engine.tool import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output import keep_head
-from miniroom.tools.paths import display_path, resolve_inside
+from miniroom.tools.paths import InsidePath, inside_path, open_regular_file
 from miniroom.tools.ripgrep import find_rg, matches_name_glob, run_rg, search_time_limit, walk_files
 
 MAX_LINE_CHARS = 500
@@ -58,16 +61,14 @@ class GrepTool(BuiltinTool[GrepParams]):
     params_model = GrepParams
 
     async def run(self, params: GrepParams, ctx: ToolContext) -> ToolResult:
-        cwd = ctx.cwd.resolve()
-        target = resolve_inside(cwd, params.path)
-        if not target.exists():
-            raise ToolError(f"Path not found: {params.path}. Check it with ls or find.")
-        rg = find_rg()
-        async with search_time_limit(ctx.timeout):
-            if rg is None:
-                lines = await asyncio.to_thread(_python_grep, cwd, target, params)
-            else:
-                lines = await _rg_grep(rg, cwd, target, params)
+        target = inside_path(ctx.cwd, params.path)
+        with _opened_target(target, params.path) as file:
+            rg = find_rg()
+            async with search_time_limit(ctx.timeout):
+                if rg is None:
+                    lines = await asyncio.to_thread(_python_grep, target, file, params)
+                else:
+                    lines = await _rg_grep(rg, target, file, params)
         return _format(lines, params)
 
     def summary(self, arguments: dict[str, Any]) -> str:
@@ -75,7 +76,25 @@ class GrepTool(BuiltinTool[GrepParams]):
         return f'Grep "{arguments.get("pattern", "")}"' + ("" if where == "." else f" {where}")
 
 
-def _rg_args(cwd: Path, target: Path, params: GrepParams) -> list[str]:
+@contextlib.contextmanager
+def _opened_target(target: InsidePath, shown: str) -> Iterator[int | None]:
+    """The file searched, opened beneath the working folder (None for a folder, which is walked instead)."""
+    try:
+        fd = open_regular_file(target)
+    except FileNotFoundError:
+        raise ToolError(f"Path not found: {shown}. Check it with ls or find.") from None
+    except IsADirectoryError:
+        yield None
+        return
+    except OSError as error:
+        raise ToolError(f"Cannot search {shown}: {error.strerror}.") from None
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _rg_args(target: InsidePath, file: int | None, params: GrepParams) -> list[str]:
     args = ["--null", "--line-number", "--with-filename", "--no-heading", "--color=never", "--sort=path"]
     # rg cuts long lines itself, so a minified file cannot flood the pipe; we cut again to our own width.
     args += [f"--max-columns={MAX_LINE_CHARS}", "--max-columns-preview"]
@@ -84,20 +103,26 @@ def _rg_args(cwd: Path, target: Path, params: GrepParams) -> list[str]:
     args += [f"--context={params.context}"] if params.context else []
     args += [f"--glob={params.glob}"] if params.glob else []
     args += ["--regexp", params.pattern]
+    if file is not None:  # the file we opened comes in on stdin, so rg never opens a path of its own
+        return [*args, "--", "-"]
     # Without a path rg prints names relative to cwd; with "." it would prefix every one with "./".
-    return args if target == cwd else [*args, "--", display_path(cwd, target)]
+    return args if target.path == target.root else [*args, "--", target.relative]
 
 
-async def _rg_grep(rg: str, cwd: Path, target: Path, params: GrepParams) -> list[GrepLine]:
+async def _rg_grep(rg: str, target: InsidePath, file: int | None, params: GrepParams) -> list[GrepLine]:
     # Each match brings at most 2*context lines of context and one `--`: enough lines to see limit+1 matches.
     max_lines = (params.limit + 1) * (2 * params.context + 2)
-    output = await run_rg(rg, _rg_args(cwd, target, params), cwd, max_lines)
+    args = _rg_args(target, file, params)
+    output = await run_rg(rg, args, target.root, max_lines, stdin=file)
     if output.returncode == 2 and not output.lines:
         raise ToolError(
             f"rg could not search for {params.pattern!r}:\n{output.stderr.strip()}\n"
             "Fix the regex, or set literal to search for the text as it is."
         )
-    return [_parse_rg_line(line) for line in output.lines]
+    lines = [_parse_rg_line(line) for line in output.lines]
+    if file is None:
+        return lines
+    return [dataclasses.replace(line, path=target.shown) if line.path else line for line in lines]
 
 
 def _parse_rg_line(line: str) -> GrepLine:
@@ -108,18 +133,19 @@ def _parse_rg_line(line: str) -> GrepLine:
     return GrepLine(path, int(parsed.group(1)), parsed.group(3), parsed.group(2) == ":")
 
 
-def _python_grep(cwd: Path, target: Path, params: GrepParams) -> list[GrepLine]:
+def _python_grep(target: InsidePath, file: int | None, params: GrepParams) -> list[GrepLine]:
     """The fallback: Python's `re` over the same files rg would search; stops past `limit` matches."""
     regex = _compile(params)
-    if target.is_file():
-        files = [target]
-    else:
-        names = walk_files(target, cwd)
-        files = [target / name for name in names if not params.glob or matches_name_glob(params.glob, name)]
+    if file is not None:
+        return _search(_read_all(file), target.shown, regex, params.context)
     found: list[GrepLine] = []
     matches = 0
-    for file in files:
-        file_lines = _search_file(file, display_path(cwd, file), regex, params.context)
+    for name in walk_files(target.path, target.root):
+        if params.glob and not matches_name_glob(params.glob, name):
+            continue
+        path = InsidePath(target.root, target.path / name)
+        data = _read_beneath(path)
+        file_lines = [] if data is None else _search(data, path.shown, regex, params.context)
         if file_lines and found and params.context:
             found.append(GrepLine(None))
         found += file_lines
@@ -127,6 +153,25 @@ def _python_grep(cwd: Path, target: Path, params: GrepParams) -> list[GrepLine]:
         if matches > params.limit:
             break
     return found
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _read_beneath(path: InsidePath) -> bytes | None:
+    """A walked file's bytes, opened without following links; None when it cannot be (skipped, as rg does)."""
+    try:
+        fd = open_regular_file(path)
+    except (OSError, ToolError):
+        return None
+    try:
+        return _read_all(fd)
+    finally:
+        os.close(fd)
 
 
 def _compile(params: GrepParams) -> re.Pattern[str]:
@@ -139,11 +184,7 @@ def _compile(params: GrepParams) -> re.Pattern[str]:
         ) from None
 
 
-def _search_file(file: Path, shown: str, regex: re.Pattern[str], context: int) -> list[GrepLine]:
-    try:
-        data = file.read_bytes()
-    except OSError:
-        return []
+def _search(data: bytes, shown: str, regex: re.Pattern[str], context: int) -> list[GrepLine]:
     if b"\0" in data[:_BINARY_SNIFF_BYTES]:
         return []  # binary, skipped as rg does
     # Split on LF only, as rg does (str.splitlines would also split on form feeds and U+2028).

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from miniroom.engine.tool import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.paths import OutsideError, read_file_inside
 
 FENCE = "---"
 
@@ -31,6 +32,9 @@ class SkillRef(Protocol):
 
     @property
     def path(self) -> Path: ...  # the SKILL.md file
+
+    @property
+    def root(self) -> Path: ...  # the folder the file must resolve inside
 
 
 def split_front_matter(text: str) -> tuple[str, str]:
@@ -76,7 +80,12 @@ class LoadSkillTool(BuiltinTool[LoadSkillParams]):
 def _read_body(skill: SkillRef) -> str:
     """The SKILL.md read afresh at call time, without its front matter."""
     try:
-        _, body = split_front_matter(skill.path.read_bytes().decode("utf-8"))
+        _, body = split_front_matter(read_file_inside(skill.root, skill.path).decode("utf-8"))
+    except OutsideError as outside:
+        raise ToolError(
+            f"Skill '{skill.name}' at {skill.path} now leads to {outside.resolved}, outside {skill.root}, "
+            "so it was not loaded."
+        ) from None
     except OSError as error:
         raise ToolError(f"Cannot read skill '{skill.name}' at {skill.path}: {error.strerror}.") from None
     except UnicodeDecodeError:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -12,7 +11,7 @@ from pydantic import Field
 from miniroom.engine.tool import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output import keep_head
-from miniroom.tools.paths import resolve_inside
+from miniroom.tools.paths import InsidePath, inside_path, open_folder
 
 
 class LsParams(Params):
@@ -26,7 +25,7 @@ class LsTool(BuiltinTool[LsParams]):
     params_model = LsParams
 
     async def run(self, params: LsParams, ctx: ToolContext) -> ToolResult:
-        folder = resolve_inside(ctx.cwd, params.path)
+        folder = inside_path(ctx.cwd, params.path)
         entries = await asyncio.to_thread(_list_entries, folder, params.path)
         if not entries:
             return ToolResult.text(f"{params.path} is empty.")
@@ -40,14 +39,21 @@ class LsTool(BuiltinTool[LsParams]):
         return f"Ls {arguments.get('path', '.')}"
 
 
-def _list_entries(folder: Path, shown: str) -> list[str]:
-    if not folder.exists():
-        raise ToolError(f"Folder not found: {shown}. List its parent folder to see what exists.")
-    if not folder.is_dir():
-        raise ToolError(f"{shown} is a file, not a folder. Use read to see its content.")
+def _list_entries(folder: InsidePath, shown: str) -> list[str]:
+    """The entries of the folder opened beneath the working folder (a link swapped in is not followed)."""
     try:
-        with os.scandir(folder) as scan:
+        fd = open_folder(folder, os.O_RDONLY)
+    except FileNotFoundError:
+        raise ToolError(f"Folder not found: {shown}. List its parent folder to see what exists.") from None
+    except NotADirectoryError:
+        raise ToolError(f"{shown} is a file, not a folder. Use read to see its content.") from None
+    except OSError as error:
+        raise ToolError(f"Cannot list {shown}: {error.strerror}.") from None
+    try:
+        with os.scandir(fd) as scan:
             names = [entry.name + ("/" if entry.is_dir() else "") for entry in scan]
     except OSError as error:
         raise ToolError(f"Cannot list {shown}: {error.strerror}.") from None
+    finally:
+        os.close(fd)
     return sorted(names, key=lambda name: (name.lower(), name))

@@ -9,11 +9,12 @@ from pydantic import Field
 
 from miniroom.engine.tool import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.capture import OutputCapture
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
+from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.shell import (
     CommandOutcome,
     CommandText,
-    OutputCapture,
     ShellCommand,
     TimeoutSeconds,
     effective_timeout,
@@ -51,13 +52,13 @@ def _section(index: int, outcome: CommandOutcome) -> str:
     return f"[{index}] {outcome.command}\n{outcome.report(show_success=True)}"
 
 
-def combined_report(outcomes: list[CommandOutcome]) -> tuple[str, str | None]:
+def combined_report(outcomes: list[CommandOutcome], output: OutputFolder) -> tuple[str, str | None]:
     """The `[i] command` sections in input order, capped as a whole; also returns the full-output file."""
     text = "\n\n".join(_section(index, outcome) for index, outcome in enumerate(outcomes, start=1))
     failed = [f"[{index}]" for index, outcome in enumerate(outcomes, start=1) if outcome.failed]
     if failed:
         text += f"\n\n{len(failed)} of {len(outcomes)} commands failed: {', '.join(failed)}"
-    capture = OutputCapture()
+    capture = OutputCapture(folder=output)
     capture.feed(text.encode("utf-8"))
     capped = capture.finish()
     shown = "\n\n".join(part for part in (capped.text, capped.notice) if part)
@@ -73,6 +74,13 @@ class ParallelBashTool(BuiltinTool[ParallelBashParams]):
     )
     params_model = ParallelBashParams
 
+    def __init__(self, output: OutputFolder | None = None) -> None:
+        self._output = output or OutputFolder()
+
+    def close(self) -> None:
+        """Remove the files long outputs were kept in: the agent holding this tool is done."""
+        self._output.remove()
+
     async def run(self, params: ParallelBashParams, ctx: ToolContext) -> ToolResult:
         """Every command gets an equal share of the output cap, so each section stays visible."""
         limit = asyncio.Semaphore(thread_limit(ctx))
@@ -82,7 +90,7 @@ class ParallelBashTool(BuiltinTool[ParallelBashParams]):
         max_bytes = int(MAX_OUTPUT_BYTES * _SECTION_SHARE) // count
 
         async def run_one(command: str) -> CommandOutcome:
-            shell = ShellCommand(command, ctx.cwd, timeout, max_lines, max_bytes)
+            shell = ShellCommand(command, ctx.cwd, timeout, max_lines, max_bytes, self._output)
             async with limit:
                 return await shell.run()
 
@@ -93,7 +101,7 @@ class ParallelBashTool(BuiltinTool[ParallelBashParams]):
         except* ToolError as failures:  # a shell that could not start: the others were stopped
             raise failures.exceptions[0] from None
         outcomes = [task.result() for task in tasks]
-        text, full_output_path = combined_report(outcomes)
+        text, full_output_path = combined_report(outcomes, self._output)
         details = {
             "commands": [outcome.details() for outcome in outcomes],
             "full_output_path": full_output_path,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
+import os
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from pathlib import PurePosixPath
+from typing import Any, BinaryIO
 
 from pydantic import Field
 
@@ -14,7 +16,7 @@ from miniroom.engine.tool import ToolContext, ToolError, ToolResult
 from miniroom.llm.messages import ImageContent, TextContent
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output import MAX_OUTPUT_BYTES, keep_head
-from miniroom.tools.paths import display_path, resolve_inside
+from miniroom.tools.paths import InsidePath, inside_path, open_regular_file
 
 DEFAULT_READ_MAX_LINES = 500
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
@@ -42,21 +44,10 @@ class ReadTool(BuiltinTool[ReadParams]):
     params_model = ReadParams
 
     async def run(self, params: ReadParams, ctx: ToolContext) -> ToolResult:
-        target = resolve_inside(ctx.cwd, params.path)
-        shown = display_path(ctx.cwd, target)
-        head = await asyncio.to_thread(_read_head, target, shown)
-        mime = image_mime(head)
-        if mime is not None:
-            return await asyncio.to_thread(_read_image, target, shown, mime, ctx.accepts_images)
-        if b"\0" in head:
-            raise ToolError(
-                f"{shown} is a binary file, not text, so it cannot be read. "
-                "Use bash (e.g. `file` or `xxd | head`) to inspect it."
-            )
+        target = inside_path(ctx.cwd, params.path)
         cap = max(1, int(ctx.settings.get("readMaxLines", DEFAULT_READ_MAX_LINES)))
         max_lines = min(params.limit or cap, cap)
-        window = await asyncio.to_thread(_read_window, target, params.offset)
-        return _text_result(window, shown, params.offset, max_lines)
+        return await asyncio.to_thread(_read, target, params.offset, max_lines, ctx.accepts_images)
 
     def summary(self, arguments: dict[str, Any]) -> str:
         offset = arguments.get("offset")
@@ -79,45 +70,62 @@ def image_mime(head: bytes) -> str | None:
     return None
 
 
-def _read_head(target: Path, shown: str) -> bytes:
-    if not target.exists():
-        raise ToolError(f"File not found: {shown}. Check the path with ls or find.")
-    if target.is_dir():
-        raise ToolError(f"{shown} is a folder, not a file. Use ls to list it.")
+def _read(target: InsidePath, offset: int, max_lines: int, accepts_images: bool) -> ToolResult:
+    """Everything from one descriptor, opened without following links: the file checked is the one read."""
+    shown = target.shown
     try:
-        with target.open("rb") as file:
-            return file.read(SNIFF_BYTES)
+        fd = open_regular_file(target)
+    except FileNotFoundError:
+        raise ToolError(f"File not found: {shown}. Check the path with ls or find.") from None
+    except IsADirectoryError:
+        raise ToolError(f"{shown} is a folder, not a file. Use ls to list it.") from None
     except OSError as error:
         raise ToolError(f"Cannot read {shown}: {error.strerror}.") from None
+    with os.fdopen(fd, "rb") as file:
+        head = file.read(SNIFF_BYTES)
+        mime = image_mime(head)
+        if mime is not None:
+            return _read_image(file, shown, mime, accepts_images)
+        if b"\0" in head:
+            raise ToolError(
+                f"{shown} is a binary file, not text, so it cannot be read. "
+                "Use bash (e.g. `file` or `xxd | head`) to inspect it."
+            )
+        file.seek(0)
+        window = _read_window(file, offset)
+    return _text_result(window, shown, offset, max_lines)
 
 
-def _read_image(target: Path, shown: str, mime: str, accepts_images: bool) -> ToolResult:
+def _read_image(file: BinaryIO, shown: str, mime: str, accepts_images: bool) -> ToolResult:
     if not accepts_images:
         raise ToolError(
             f"{shown} is an image ({mime}), but this model does not accept images. "
             "Work from the file name or metadata instead, or switch to a model with image input."
         )
-    size = target.stat().st_size
+    size = os.fstat(file.fileno()).st_size
     if size > MAX_IMAGE_BYTES:
-        smaller = target.with_name(f"{target.stem}-small{target.suffix}").name
+        name = PurePosixPath(shown)
+        smaller = name.with_name(f"{name.stem}-small{name.suffix}").name
         raise ToolError(
             f"{shown} is a {size / 1024 / 1024:.1f} MB image; images up to 5 MB can be read. "
-            f"Shrink it with bash first, e.g. `convert {target.name} -resize 50% {smaller}`, then read that."
+            f"Shrink it with bash first, e.g. `convert {name.name} -resize 50% {smaller}`, then read that."
         )
-    data = base64.b64encode(target.read_bytes()).decode("ascii")
+    file.seek(0)
+    data = base64.b64encode(file.read()).decode("ascii")
     return ToolResult([TextContent(f"Read image file [{mime}]"), ImageContent(data, mime)])
 
 
-def _read_window(target: Path, offset: int) -> _Window:
+def _read_window(file: BinaryIO, offset: int) -> _Window:
     """Stream the file: keep lines from `offset` until they pass the byte cap, count all of them."""
     lines: list[str] = []
     kept_bytes = 0
     total = 0
-    with target.open(encoding="utf-8-sig", errors="replace") as file:
-        for total, line in enumerate(file, start=1):  # `total` ends as the line count
-            if total >= offset and kept_bytes <= MAX_OUTPUT_BYTES:
-                lines.append(line.rstrip("\n"))
-                kept_bytes += len(line.encode("utf-8"))
+    text = io.TextIOWrapper(file, encoding="utf-8-sig", errors="replace")
+    for total, line in enumerate(text, start=1):  # `total` ends as the line count
+        if total >= offset and kept_bytes <= MAX_OUTPUT_BYTES:
+            lines.append(line.rstrip("\n"))
+            kept_bytes += len(line.encode("utf-8"))
+    text.detach()  # the caller closes the file
     return _Window(lines, total)
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.engine.tool import ToolError, ToolResult
+from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import keep_head
-from miniroom.tools.paths import display_path, resolve_inside
+from miniroom.tools.paths import display_path, inside_path, open_folder
 
 # Hidden files count (.github, .env.example), .git never does; an rg config file must not change the output.
 # Without --no-require-git, rg ignores .gitignore outside a git repository, unlike the Python walk.
@@ -41,14 +42,17 @@ def find_rg() -> str | None:
     return shutil.which("rg")
 
 
-async def run_rg(rg: str, args: Sequence[str], cwd: Path, max_lines: int | None = None) -> RgOutput:
+async def run_rg(
+    rg: str, args: Sequence[str], cwd: Path, max_lines: int | None = None, *, stdin: int | None = None
+) -> RgOutput:
     """Run rg in `cwd` and read at most `max_lines` lines; rg is ended when we stop early or are cancelled."""
     process = await asyncio.create_subprocess_exec(
         rg,
         *COMMON_RG_ARGS,
         *args,
         cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
+        env=tool_environment(),
+        stdin=asyncio.subprocess.DEVNULL if stdin is None else stdin,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         limit=_STREAM_LIMIT,
@@ -232,12 +236,18 @@ def walk_files(root: Path, top: Path | None = None) -> list[str]:
 
 def resolve_search_folder(cwd: Path, user_path: str) -> Path:
     """The folder a file search starts from: inside the working folder, existing, and not a file."""
-    folder = resolve_inside(cwd, user_path)
-    if not folder.exists():
-        raise ToolError(f"Folder not found: {user_path}. Check the path with ls.")
-    if not folder.is_dir():
-        raise ToolError(f"{user_path} is a file, not a folder. Give its folder as path, or read the file.")
-    return folder
+    folder = inside_path(cwd, user_path)
+    try:
+        os.close(open_folder(folder))
+    except FileNotFoundError:
+        raise ToolError(f"Folder not found: {user_path}. Check the path with ls.") from None
+    except NotADirectoryError:
+        raise ToolError(
+            f"{user_path} is a file, not a folder. Give its folder as path, or read the file."
+        ) from None
+    except OSError as error:
+        raise ToolError(f"Cannot search {user_path}: {error.strerror}.") from None
+    return folder.path
 
 
 def path_under(cwd: Path, folder: Path, name: str) -> str:

@@ -7,32 +7,21 @@ import contextlib
 import os
 import shutil
 import signal
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from miniroom.engine.tool import ToolContext, ToolError
-from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, keep_tail
-
-PROVIDER_KEY_VARIABLES: tuple[str, ...] = (
-    "MINI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "OPENROUTER_API_KEY",
-    "ZAI_API_KEY",
-    "XAI_API_KEY",
-    "MOONSHOT_API_KEY",
-    "MINIMAX_API_KEY",
-    "OPENCODE_API_KEY",
-    "BIGMODEL_API_KEY",
-    "TYPESAFE_API_KEY",
-)
+from miniroom.tools.capture import CapturedOutput, OutputCapture
+from miniroom.tools.environment import tool_environment
+from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
+from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools.reaper import process_reaper
+from miniroom.tools.reaper_main import group_exists
 
 # Nobody can answer a prompt or scroll a pager: make common tools print plainly and fail fast instead.
 NON_INTERACTIVE_ENV: Mapping[str, str] = {
@@ -49,11 +38,13 @@ NON_INTERACTIVE_ENV: Mapping[str, str] = {
     "PYTHONUNBUFFERED": "1",  # so a script's prints and its traceback arrive in the order they happened
 }
 
-TEMP_FILE_PREFIX = "miniroom-bash-"
+# The shell waits for "go" on stdin before anything runs, so the reaper knows its group first: a kill -9 of
+# miniroom a moment after the start cannot leave it running unwatched (the gate then reads end-of-file and
+# the command never starts). The command itself still gets an empty stdin.
+GATE_ARGV = ("/bin/sh", "-c", 'read go && [ "$go" = go ] || exit 125; exec "$@" </dev/null', "miniroom")
 DRAIN_SECONDS = 0.2  # after the shell exits, how long to wait for a background job to release the pipe
 KILL_GRACE_SECONDS = 1.0  # between SIGTERM and SIGKILL
 _GROUP_POLL_SECONDS = 0.02
-_TAIL_SLACK = 4  # once spilled to a file, memory keeps at most this many caps' worth of the tail
 
 
 def _require_command(value: str) -> str:
@@ -70,11 +61,8 @@ TimeoutSeconds = Annotated[
 
 
 def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """`base` (the process environment) without provider keys, plus the non-interactive settings."""
-    source = os.environ if base is None else base
-    env = {name: value for name, value in source.items() if name not in PROVIDER_KEY_VARIABLES}
-    env.update(NON_INTERACTIVE_ENV)
-    return env
+    """A tool process's environment (see `tools.environment`) plus the non-interactive settings."""
+    return tool_environment(base) | dict(NON_INTERACTIVE_ENV)
 
 
 def shell_argv(command: str, search_path: str | None = None) -> list[str]:
@@ -105,114 +93,6 @@ def one_line_summary(label: str, text: str, limit: int = 80) -> str:
 
 def _seconds(value: float) -> str:
     return f"{value:g} second" + ("" if value == 1 else "s")
-
-
-@dataclass(frozen=True)
-class CapturedOutput:
-    text: str  # what the model sees: the tail of the output, without the final newline
-    total_lines: int
-    notice: str | None = None  # the truncation line, naming the file with everything
-    full_output_path: str | None = None
-
-
-class OutputCapture:
-    """Merged output in bounded memory: past the caps, it all streams to a temp file and a tail stays."""
-
-    def __init__(self, max_lines: int = MAX_OUTPUT_LINES, max_bytes: int = MAX_OUTPUT_BYTES) -> None:
-        self._max_lines = max_lines
-        self._max_bytes = max_bytes
-        self._buffer = bytearray()  # all the output until spilled to the file, then only its tail
-        self._spilled = False
-        self._tail_trimmed = False
-        self._file: IO[bytes] | None = None
-        self._path: str | None = None
-        self._file_error: str | None = None
-        self._newlines = 0
-        self._total_bytes = 0
-        self._ends_with_newline = False
-
-    @property
-    def buffered_bytes(self) -> int:
-        return len(self._buffer)
-
-    def feed(self, data: bytes) -> None:
-        if not data:
-            return
-        self._total_bytes += len(data)
-        self._newlines += data.count(b"\n")
-        self._ends_with_newline = data.endswith(b"\n")
-        self._buffer += data
-        if self._file is not None:
-            self._write(data)
-        elif not self._spilled and self._over_caps():
-            self._spill()
-        if self._spilled and len(self._buffer) > _TAIL_SLACK * self._max_bytes:
-            del self._buffer[: len(self._buffer) - 2 * self._max_bytes]
-            self._tail_trimmed = True
-
-    def finish(self) -> CapturedOutput:
-        """Close the file and return the tail; the file is kept only when the output was truncated."""
-        self._close_file()
-        raw = bytes(self._buffer)
-        if self._tail_trimmed and b"\n" in raw:
-            raw = raw[raw.index(b"\n") + 1 :]  # the trim cut the first line somewhere in its middle
-        text = raw.decode("utf-8", "replace").removesuffix("\n")
-        tail = keep_tail(text, self._max_lines, self._max_bytes)
-        if not (tail.truncated or self._tail_trimmed):
-            self.discard()
-            return CapturedOutput(text, self._total_lines())
-        if not self._spilled:
-            self._spill()
-            self._close_file()
-        shown, what = tail.text, f"the last {tail.kept_lines} of {self._total_lines()} lines"
-        if tail.kept_lines == 0:  # a single last line longer than the byte cap
-            shown = text.encode()[-self._max_bytes :].decode("utf-8", "ignore")
-            what = f"the end of the last line (over {self._max_bytes} bytes) of {self._total_lines()} lines"
-        where = f"Full output: {self._path}" if self._path else f"Full output not saved: {self._file_error}"
-        return CapturedOutput(
-            shown, self._total_lines(), f"[Output truncated: showing {what}. {where}]", self._path
-        )
-
-    def discard(self) -> None:
-        """Close and delete the temp file, if any (nobody will read it)."""
-        self._close_file()
-        if self._path is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self._path)
-            self._path = None
-
-    def _total_lines(self) -> int:
-        if self._total_bytes == 0:
-            return 0
-        return self._newlines + (0 if self._ends_with_newline else 1)
-
-    def _over_caps(self) -> bool:
-        return self._total_bytes > self._max_bytes or self._newlines >= self._max_lines
-
-    def _spill(self) -> None:
-        self._spilled = True
-        try:
-            handle = tempfile.NamedTemporaryFile(prefix=TEMP_FILE_PREFIX, suffix=".log", delete=False)  # noqa: SIM115
-        except OSError as error:
-            self._file_error = str(error)
-            return
-        self._file, self._path = handle, handle.name
-        self._write(bytes(self._buffer))
-
-    def _write(self, data: bytes) -> None:
-        assert self._file is not None
-        try:
-            self._file.write(data)
-        except OSError as error:  # a full disk must not break the command: keep the tail, say why
-            self._file_error = f"writing {self._path} failed: {error}"
-            self._close_file()
-            self.discard()
-
-    def _close_file(self) -> None:
-        if self._file is not None:
-            with contextlib.suppress(OSError):
-                self._file.close()
-            self._file = None
 
 
 @dataclass(frozen=True)
@@ -264,7 +144,7 @@ class _CaptureProtocol(asyncio.SubprocessProtocol):
         self.capture.feed(bytes(data))
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if not self.output_closed.done():
+        if fd == 1 and not self.output_closed.done():  # fd 0 is the gate, closed once it is open
             self.output_closed.set_result(None)
 
     def process_exited(self) -> None:
@@ -277,19 +157,8 @@ def _group_running(pgid: int) -> bool:
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return _group_exists(pgid)
+        return group_exists(pgid)  # without procfs, ask the kernel; it counts zombies too
     return any(entry.isdigit() and _running_member(entry, pgid) for entry in entries)
-
-
-def _group_exists(pgid: int) -> bool:
-    """Without procfs, ask the kernel; it counts zombies too."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # a member we may not signal still exists
-    return True
 
 
 def _running_member(pid: str, pgid: int) -> bool:
@@ -305,6 +174,19 @@ def _running_member(pid: str, pgid: int) -> bool:
 def _signal_group(pgid: int, signum: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
+
+
+def _open_gate(transport: asyncio.SubprocessTransport) -> None:
+    gate = transport.get_pipe_transport(0)
+    assert isinstance(gate, asyncio.WriteTransport)
+    gate.write(b"go\n")
+    gate.close()
+
+
+def _release_if_done(pgid: int) -> None:
+    """Tell the reaper to forget the group once nothing of it runs; background jobs keep it watched."""
+    if not _group_running(pgid):
+        process_reaper().release(pgid)
 
 
 async def _kill_tree(pgid: int, protocol: _CaptureProtocol) -> None:
@@ -328,10 +210,11 @@ class ShellCommand:
     timeout: float
     max_lines: int = MAX_OUTPUT_LINES
     max_bytes: int = MAX_OUTPUT_BYTES
+    output: OutputFolder | None = None  # where a long output's file goes; None: the process-wide folder
 
     async def run(self) -> CommandOutcome:
         """Run to the shell's exit; a background job still holding the pipe is left running after a drain."""
-        capture = OutputCapture(self.max_lines, self.max_bytes)
+        capture = OutputCapture(self.max_lines, self.max_bytes, self.output)
         transport, protocol = await self._start(capture)
         try:
             done, _ = await asyncio.wait({protocol.exited}, timeout=self.timeout)
@@ -345,6 +228,7 @@ class ShellCommand:
             raise
         finally:
             transport.close()
+            _release_if_done(transport.get_pid())
         exit_code = None if timed_out else transport.get_returncode()
         return CommandOutcome(self.command, capture.finish(), exit_code, timed_out, self.timeout)
 
@@ -366,6 +250,7 @@ class ShellCommand:
                     await _kill_tree(transport.get_pid(), protocol)
                 finally:
                     transport.close()
+                    _release_if_done(transport.get_pid())
             capture.discard()
             raise
 
@@ -373,10 +258,11 @@ class ShellCommand:
         require_folder(self.cwd)
         env = child_environment()
         try:
-            return await asyncio.get_running_loop().subprocess_exec(
+            transport, protocol = await asyncio.get_running_loop().subprocess_exec(
                 lambda: _CaptureProtocol(capture),
+                *GATE_ARGV,
                 *shell_argv(self.command, env.get("PATH")),
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 cwd=self.cwd,
@@ -385,3 +271,6 @@ class ShellCommand:
             )
         except OSError as error:
             raise ToolError(f"Could not start the shell in {self.cwd}: {error}") from None
+        process_reaper().watch(transport.get_pid())  # its own session: the group id is the shell's pid
+        _open_gate(transport)
+        return transport, protocol
