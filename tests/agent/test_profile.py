@@ -487,7 +487,7 @@ YML_ERRORS = [
     ("profiles:\n  safe: {}\n  safe: {}\n",
      "3: profiles.safe: is written twice (lines 2 and 3); YAML keeps only the last: delete one"),
     ("profiles:\n  safe:\n    toolCallTimeout: [60\n",
-     "4: not valid YAML: expected ',' or ']', but got '<stream end>'; check the indentation and quoting "
+     "4: not valid YAML: did not find expected ',' or ']'; check the indentation and quoting "
      "there"),
 ]  # fmt: skip
 
