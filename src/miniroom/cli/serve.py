@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miniroom.cli.common import fail
-from miniroom.rooms.config import ConfigError, RoomsConfig, load_config
+from miniroom.rooms.config import ConfigError, RoomsConfig
+from miniroom.rooms.model_variables import load_checked_config
 from miniroom.rooms.runtime import RoomRuntime, config_path, data_dir_for
 from miniroom.rooms.transport import RoomTransport
 
@@ -111,7 +112,7 @@ def serve_command(args: argparse.Namespace) -> int:
     env = os.environ
     path = config_path(args.config, env)
     try:
-        config = load_config(path)
+        config = load_checked_config(path)
     except ConfigError as error:
         return fail(str(error))
     data_dir = data_dir_for(path, env)

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from miniroom.agent.profile import BUILTIN_TOOL_NAMES
+from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES
 from miniroom.engine.yaml_source import YamlSource, parse_yaml
 from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
 from miniroom.rooms.thread_mode import DEFAULT_THREAD_MODE, ThreadMode
