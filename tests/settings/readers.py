@@ -15,6 +15,7 @@ from miniroom.engine.retry_policy import check_retry_file, load_retry_policy
 from miniroom.llm.models_json import load_models_json
 from miniroom.llm.registry import ModelConfigError
 from miniroom.rooms.config import ConfigError, load_config
+from miniroom.rooms.model_variables import load_checked_config
 from miniroom.settings_errors import Problem
 
 HANG_SECONDS = 20.0  # far beyond any case's real time: only a hang (or a pathological slowdown) reaches it
@@ -42,7 +43,7 @@ def _profile_at_run_time(path: Path) -> list[str]:
     try:
         resolve_profile(path.parent.parent, {})
     except ProfileError as error:
-        return str(error).splitlines()
+        return str(error).split("\n")
     return []
 
 
@@ -53,6 +54,14 @@ def _retry_at_run_time(path: Path) -> list[str]:
 def _config(path: Path) -> list[str]:
     try:
         load_config(path)
+    except ConfigError as error:
+        return _problems(list(error.problems))
+    return []
+
+
+def _config_at_serve_start(path: Path) -> list[str]:
+    try:
+        load_checked_config(path)
     except ConfigError as error:
         return _problems(list(error.problems))
     return []
@@ -72,6 +81,7 @@ READERS = [
     Reader("retry.yml", ".miniroom/retry.yml", lambda path: _problems(check_retry_file(path))),
     Reader("retry.yml at run time", ".miniroom/retry.yml", _retry_at_run_time),
     Reader("config.yaml", "config.yaml", _config),
+    Reader("config.yaml at serve start", "config.yaml", _config_at_serve_start),
     Reader("models.json", "mini/models.json", _models_json),
 ]
 YAML_READERS = [reader for reader in READERS if not reader.relative.endswith(".json")]
@@ -85,7 +95,7 @@ def located(message: str, path: Path) -> bool:
         rf"^{file}:\d+: ",
         rf"^{file}: {_KEY}: ",
         rf"^{file} is not valid \({where}",
-        rf"^  - {_KEY}: ",
+        r"^  - \S.*?: ",  # models.json: one key path a line, which may hold spaces and colons in quotes
     ]
     return str(path) in message and any(re.search(pattern, message, re.M) for pattern in patterns)
 

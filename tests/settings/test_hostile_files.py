@@ -115,6 +115,8 @@ EXACT = {
                "settings file needs nothing like it"),
     "tag": ("maxAttempts: !!int many\n", "1: maxAttempts: cannot read this value (invalid literal for int() "
             "with base 10: 'many'); check it, or put it in quotes to make it text"),
+    "escape": ('"\\e[31mred": 1\n', "1: \\x1b[31mred: unknown key: the valid keys are retryIntervalSeconds, "
+               "maxAttempts"),
 }  # fmt: skip
 
 
