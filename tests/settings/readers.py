@@ -51,20 +51,15 @@ def _retry_at_run_time(path: Path) -> list[str]:
     return load_retry_policy(path.parent.parent)[1]
 
 
-def _config(path: Path) -> list[str]:
-    try:
-        load_config(path)
-    except ConfigError as error:
-        return _problems(list(error.problems))
-    return []
+def _config_read_by(load: Callable[[Path], object]) -> Callable[[Path], list[str]]:
+    def read(path: Path) -> list[str]:
+        try:
+            load(path)
+        except ConfigError as error:
+            return _problems(list(error.problems))
+        return []
 
-
-def _config_at_serve_start(path: Path) -> list[str]:
-    try:
-        load_checked_config(path)
-    except ConfigError as error:
-        return _problems(list(error.problems))
-    return []
+    return read
 
 
 def _models_json(path: Path) -> list[str]:
@@ -80,8 +75,8 @@ READERS = [
     Reader("miniagent.yml at run time", ".miniroom/miniagent.yml", _profile_at_run_time),
     Reader("retry.yml", ".miniroom/retry.yml", lambda path: _problems(check_retry_file(path))),
     Reader("retry.yml at run time", ".miniroom/retry.yml", _retry_at_run_time),
-    Reader("config.yaml", "config.yaml", _config),
-    Reader("config.yaml at serve start", "config.yaml", _config_at_serve_start),
+    Reader("config.yaml", "config.yaml", _config_read_by(load_config)),
+    Reader("config.yaml at serve start", "config.yaml", _config_read_by(load_checked_config)),
     Reader("models.json", "mini/models.json", _models_json),
 ]
 YAML_READERS = [reader for reader in READERS if not reader.relative.endswith(".json")]
