@@ -53,6 +53,7 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/loop_overhead.py
+	$(BIN)/python bench/stream_receive.py
 	$(BIN)/python bench/session_load.py
 	$(BIN)/python bench/prompt_size.py
 	$(BIN)/python bench/room_decisions.py

@@ -44,7 +44,7 @@ async def _engine(provider: ScriptedProvider, folder: Path) -> float:
     model = Model(
         id="bench", provider="scripted", api="anthropic-messages", base_url=provider.url, api_key="k"
     )
-    config = AgentConfig(model, "bench", builtin_tools(), folder)
+    config = AgentConfig(model, "bench", builtin_tools(), folder, max_model_requests=ROUND_TRIPS + 1)
     async with httpx.AsyncClient() as client:
         agent = Agent(config, Session.create(folder / ".sessions", folder), client)
         start = time.perf_counter()

@@ -49,6 +49,9 @@ DEFAULTS = [
     ("enabledTools", "enabled_tools", None),
     ("disabledTools", "disabled_tools", None),
     ("toolCallTimeout", "tool_call_timeout", 300),
+    ("firstByteTimeout", "first_byte_timeout", 60),
+    ("idleTimeout", "idle_timeout", 180),
+    ("maxModelRequests", "max_model_requests", 200),
     ("maxOutputTokens", "max_output_tokens", None),
     ("thinkingBudget", "thinking_budget", 65536),
     ("thinkingLevel", "thinking_level", None),
@@ -104,6 +107,9 @@ profiles:
     loadAgentsMd: false
     enabledTools: [read, ls]
     toolCallTimeout: 11
+    firstByteTimeout: 17
+    idleTimeout: 18
+    maxModelRequests: 19
     maxOutputTokens: 12
     thinkingBudget: 13
     thinkingLevel: off
@@ -115,8 +121,8 @@ profiles:
 """,
     )
     settings = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:full"}).settings
-    assert settings == ProfileSettings(False, False, ("read", "ls"), None, 11, 12, 13, "off", 14, 15, 16,
-                                       "You review code.", "X-Review-Session")  # fmt: skip
+    assert settings == ProfileSettings(False, False, ("read", "ls"), None, 11, 17, 18, 19, 12, 13, "off", 14,
+                                       15, 16, "You review code.", "X-Review-Session")  # fmt: skip
 
 
 # --- precedence -------------------------------------------------------------------------------------------
@@ -171,6 +177,9 @@ ENV_VALUES = [
     ("MINI_PROFILE_ENABLED_TOOLS", "read, grep ,ls", "enabled_tools", ("read", "grep", "ls")),
     ("MINI_PROFILE_DISABLED_TOOLS", "bash", "disabled_tools", ("bash",)),
     ("MINI_PROFILE_TOOL_CALL_TIMEOUT", " 120 ", "tool_call_timeout", 120),
+    ("MINI_PROFILE_FIRST_BYTE_TIMEOUT", "30", "first_byte_timeout", 30),
+    ("MINI_PROFILE_IDLE_TIMEOUT", "600", "idle_timeout", 600),
+    ("MINI_PROFILE_MAX_MODEL_REQUESTS", "50", "max_model_requests", 50),
     ("MINI_PROFILE_MAX_OUTPUT_TOKENS", "8000", "max_output_tokens", 8000),
     ("MINI_PROFILE_THINKING_BUDGET", "2048", "thinking_budget", 2048),
     ("MINI_PROFILE_THINKING_LEVEL", "High", "thinking_level", "high"),
@@ -337,6 +346,8 @@ ENV_ERRORS = [
     ("MINI_PROFILE_TOOL_CALL_TIMEOUT", "0", "must be a whole number above zero, got 0"),
     ("MINI_PROFILE_MAX_OUTPUT_TOKENS", "-5", "must be a whole number above zero, got -5"),
     ("MINI_PROFILE_READ_MAX_LINES", "1.5", 'must be a whole number above zero, got "1.5"'),
+    ("MINI_PROFILE_MAX_MODEL_REQUESTS", "0", "must be a whole number above zero, got 0"),
+    ("MINI_PROFILE_IDLE_TIMEOUT", "soon", 'must be a whole number above zero, got "soon"'),
     ("MINI_PROFILE_THINKING_LEVEL", "extreme", "must be one of 'off', 'minimal', 'low', 'medium', 'high', "
      "'xhigh' or 'max', got \"extreme\""),
     ("MINI_PROFILE_ENABLED_TOOLS", "bsh", f"unknown tool 'bsh' (did you mean bash?); a profile can list only "
@@ -464,7 +475,8 @@ YML_ERRORS = [
      "the denylist (disabledTools)"),
     ("profiles:\n  safe:\n    loadClaudeMd: true\n    tolCallTimeout: 5\n",
      "4: profiles.safe.tolCallTimeout: unknown key: did you mean toolCallTimeout? the valid keys are "
-     "loadClaudeMd, loadAgentsMd, enabledTools, disabledTools, toolCallTimeout, maxOutputTokens, "
+     "loadClaudeMd, loadAgentsMd, enabledTools, disabledTools, toolCallTimeout, firstByteTimeout, "
+     "idleTimeout, maxModelRequests, maxOutputTokens, "
      "thinkingBudget, thinkingLevel, parallelBashThreads, readMaxLines, maxParallelAgents, systemPrompt, "
      "sessionHeader"),
     ("profiles:\n  safe:\n    sessionHeader: 'X Session'\n",

@@ -25,7 +25,8 @@ profiles:
     enabledTools: [read, grep, ls]
 """
 ALL_KEYS = {
-    "loadClaudeMd", "loadAgentsMd", "enabledTools", "disabledTools", "toolCallTimeout", "maxOutputTokens",
+    "loadClaudeMd", "loadAgentsMd", "enabledTools", "disabledTools", "toolCallTimeout", "firstByteTimeout",
+    "idleTimeout", "maxModelRequests", "maxOutputTokens",
     "thinkingBudget", "thinkingLevel", "parallelBashThreads", "readMaxLines", "maxParallelAgents",
     "systemPrompt", "sessionHeader",
 }  # fmt: skip

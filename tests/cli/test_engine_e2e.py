@@ -123,16 +123,24 @@ def test_profile_thinking_level_wins_over_the_suffix(
     body = provider.requests[0].body
     assert "thinking" not in body
     assert "reasoning_effort" not in body
-    # On resume the level frozen with the session still wins over a new suffix, and a setting made after
-    # the session was created does not reach it.
-    workspace.env["MINI_PROFILE_THINKING_LEVEL"] = "low"
-    del workspace.env["AGENT_BACKEND"]
+    # On resume the level frozen with the session still wins over a new suffix.
+    provider.script(Reply(text="ok"))
     resumed = workspace.run("run", "--continue", "--model", "scripted/test-model:high", "--json", "again")
     assert resumed.returncode == 0, resumed.stderr
     assert records(resumed.stdout)[0]["thinking"] == "off"
+    assert of_type(resumed.stdout, "session_recreated") == []
     body = provider.requests[1].body
     assert "thinking" not in body
     assert "reasoning_effort" not in body
+    # Another level in the settings is another session: it takes over the history with the new level.
+    workspace.env["MINI_PROFILE_THINKING_LEVEL"] = "low"
+    del workspace.env["AGENT_BACKEND"]
+    switched = workspace.run("run", "--continue", "--model", "scripted/test-model:high", "--json", "more")
+    assert switched.returncode == 0, switched.stderr
+    assert records(switched.stdout)[0]["thinking"] == "low"
+    (recreated,) = of_type(switched.stdout, "session_recreated")
+    assert recreated["changed"] == {"thinkingLevel": {"was": "off", "now": "low"}}
+    assert "again" in conversation(provider.requests[2].body)
 
 
 @anthropic_only
@@ -199,6 +207,56 @@ def test_continue_with_another_model_keeps_the_conversation(
     assert "tokens: input 300, output 30, cache read 50, cache write 0" in shown.stdout
 
 
+def test_continue_with_changed_settings_recreates_the_session_and_says_so(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    write_project_file(workspace, "miniagent.yml", "profiles:\n  safe:\n    toolCallTimeout: 60\n")
+    provider.script(*[Reply(text=f"answer {n}") for n in range(4)])
+    first = workspace.run("run", "--json", "FIRST-QUESTION")
+    first_id = records(first.stdout)[0]["id"]
+    workspace.env["AGENT_BACKEND"] = "mini:safe"
+    second = workspace.run("run", "--continue", "SECOND-QUESTION")
+    assert second.returncode == 0, second.stderr
+    (line,) = [row for row in second.stderr.splitlines() if "settings changed" in row]
+    assert f"since session {first_id[:8]} (toolCallTimeout 300 → 60)" in line
+    assert "goes on in a new session" in line
+    assert "FIRST-QUESTION" in conversation(provider.requests[1].body)  # the history came along
+    new_session = latest_session(workspace)
+    assert new_session.id != first_id
+    assert new_session.header["parentSession"].endswith(f"{first_id}.jsonl")
+    # the new session keeps the new settings: the next resume with them is quiet and stays in it
+    third = workspace.run("run", "--continue", "--json", "THIRD-QUESTION")
+    assert third.returncode == 0, third.stderr
+    assert records(third.stdout)[0]["id"] == new_session.id
+    assert of_type(third.stdout, "session_recreated") == []
+    assert "FIRST-QUESTION" in conversation(provider.requests[2].body)
+    # the retry policy is frozen with the session too
+    write_project_file(workspace, "retry.yml", "maxAttempts: 2\n")
+    fourth = workspace.run("run", "--continue", "--json", "FOURTH-QUESTION")
+    (recreated,) = of_type(fourth.stdout, "session_recreated")
+    assert recreated["previous"] == new_session.id
+    assert recreated["id"] == records(fourth.stdout)[0]["id"] != new_session.id
+    assert recreated["changed"] == {"maxAttempts": {"was": 10, "now": 2}}
+
+
+@openai_only
+def test_chat_continue_with_changed_settings_says_so(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="first answer"), Reply(text="second answer"))
+    assert workspace.run("run", "first question").returncode == 0
+    workspace.env["MINI_PROFILE_DISABLED_TOOLS"] = "bash"
+    chat = ChatProcess(workspace, "--continue")
+    try:
+        chat.expect("disabledTools unset → bash")
+        chat.send("second question")
+        chat.expect("second answer")
+    finally:
+        assert chat.close() == 0
+    assert "first question" in conversation(provider.requests[1].body)
+    assert "bash" not in tool_names(provider.requests[1].body)
+
+
 def test_continue_without_a_model_keeps_the_switched_model(
     workspace: Workspace, provider: ScriptedProvider
 ) -> None:
@@ -240,6 +298,26 @@ def test_chat_model_and_thinking_commands_apply_to_the_next_request(
     assert third["model"] == "other-model"
     assert third["reasoning_effort"] == "low"
     assert "second answer" in conversation(third)
+
+
+@openai_only
+def test_chat_model_command_without_a_provider_is_an_error(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="still here"))
+    chat = ChatProcess(workspace)
+    try:
+        chat.expect("> ")
+        chat.send("/model nonsense")
+        chat.expect('✗ "nonsense" names no provider')
+        chat.expect('"scripted/nonsense"')
+        chat.send("/model scripted/test-model:hgih")
+        chat.expect("did you mean high?")
+        chat.send("question")
+        chat.expect("still here")
+    finally:
+        assert chat.close() == 0
+    assert provider.requests[0].body["model"] == "test-model"
 
 
 @openai_only

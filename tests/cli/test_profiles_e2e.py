@@ -316,25 +316,26 @@ def test_session_header_from_the_environment(workspace: Workspace, provider: Scr
 
 
 @one_protocol
-def test_settings_are_frozen_when_the_session_is_created(
+def test_settings_are_recorded_and_an_edit_recreates_the_session(
     workspace: Workspace, provider: ScriptedProvider
 ) -> None:
     write_profiles(workspace, SAFE_PROFILE)
     workspace.env["AGENT_BACKEND"] = "mini:safe"
     provider.script(Reply(text="first"), Reply(text="second"), Reply(text="third"))
     assert workspace.run("run", "one").returncode == 0
+    first_path = latest_session_path(workspace.agent_dir, workspace.project)
+    assert first_path is not None
+    assert Session.load(first_path).latest("settings") is not None  # written into the session file
+    assert workspace.run("run", "--continue", "two").returncode == 0  # unchanged: the same session
+    assert latest_session_path(workspace.agent_dir, workspace.project) == first_path
+    assert "bash" not in tool_names(provider.requests[1].body)
     write_profiles(workspace, "profiles:\n  safe:\n    enabledTools: [read]\n    systemPrompt: Changed.\n")
-    resumed = workspace.run("run", "--continue", "two")
+    resumed = workspace.run("run", "--continue", "three")
     assert resumed.returncode == 0, resumed.stderr
-    first, second = provider.requests[0].body, provider.requests[1].body
-    assert tool_names(second) == tool_names(first)  # the old settings: everything but bash
-    assert "bash" not in tool_names(second)
-    assert "You are mini" in system_text(second)
-    # A new session gets the changed profile.
-    assert workspace.run("run", "three").returncode == 0
-    assert tool_names(provider.requests[2].body) == ["read"]
-    assert system_text(provider.requests[2].body).startswith("Changed.")
-    # And the frozen settings are written into the session file.
-    path = latest_session_path(workspace.agent_dir, workspace.project)
-    assert path is not None
-    assert Session.load(path).latest("settings") is not None
+    assert "the settings changed since session" in resumed.stderr
+    assert "enabledTools unset → read" in resumed.stderr
+    third = provider.requests[2].body
+    assert tool_names(third) == ["read"]
+    assert system_text(third).startswith("Changed.")
+    assert "one" in json.dumps(third["messages"])  # the history came along
+    assert latest_session_path(workspace.agent_dir, workspace.project) != first_path

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+from miniroom.engine.session_index import latest_session_path
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import Workspace
 
@@ -89,3 +91,35 @@ def test_session_id_resumes_a_chosen_session(workspace: Workspace, provider: Scr
     assert first in listing.stdout
     shown = workspace.run("sessions", "show", first)
     assert "cost:" in shown.stdout
+
+
+def _damage_middle_line(path: Path) -> int:
+    """Change one byte in the middle line of a session file; the line's number."""
+    lines = path.read_bytes().split(b"\n")
+    middle = len(lines) // 2
+    lines[middle] = lines[middle].replace(b'"id"', b'"id\x01', 1)
+    path.write_bytes(b"\n".join(lines))
+    return middle + 1
+
+
+def test_a_damaged_session_is_named_and_list_and_show_agree(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    provider.script(*[Reply(text=f"answer {n}") for n in range(5)])
+    for n in range(4):
+        assert workspace.run("run", *(["--continue"] if n else []), f"question {n}").returncode == 0
+    path = latest_session_path(workspace.agent_dir, workspace.project)
+    assert path is not None
+    line = _damage_middle_line(path)
+    warning = f"{path} line {line} is damaged and was skipped"
+    listing = workspace.run("sessions", "list")
+    shown = workspace.run("sessions", "show", path.stem.split("_", 1)[1])
+    assert warning in listing.stderr
+    assert warning in shown.stderr
+    printed = [row for row in shown.stdout.splitlines() if row.startswith(("user:", "assistant ("))]
+    assert f"{len(printed)} msgs" in listing.stdout
+    assert printed[0] == "user: question 0"  # nothing before the damaged line was lost
+    resumed = workspace.run("run", "--continue", "question 4")
+    assert resumed.returncode == 0, resumed.stderr
+    assert warning in resumed.stderr
+    assert "question 0" in json.dumps(provider.requests[-1].body)

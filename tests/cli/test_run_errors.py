@@ -121,3 +121,91 @@ def test_version_and_a_missing_command() -> None:
     assert bare.returncode == 2
     assert "run" in bare.stderr
     assert "serve" in bare.stderr
+
+
+@one_protocol
+def test_a_model_typo_fails_at_once_naming_the_url_and_the_model(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    # The default policy (ten attempts, a minute apart) applies: a retry would outlast the run's timeout.
+    provider.script(Reply.error(404, "not_found_error", "model: test-modle"), Reply(text="never sent"))
+    result = workspace.run("run", "--model", "scripted/test-modle", "hi")
+    assert result.returncode == 1
+    assert f"{provider.url}/v1/messages" in result.stderr
+    assert "for model test-modle" in result.stderr
+    assert "attempt 1 of" not in result.stderr
+    assert len(provider.requests) == 1
+
+
+@one_protocol
+def test_an_unknown_host_fails_at_once(workspace: Workspace) -> None:
+    workspace.env["MINI_BASE_URL"] = "http://no-such-host.invalid"
+    result = workspace.run("run", "hi")
+    assert result.returncode == 1
+    assert "the host no-such-host.invalid" in result.stderr
+    assert "attempt 1 of" not in result.stderr
+
+
+@one_protocol
+def test_the_retry_line_shows_the_wait_the_provider_asked_for(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    (workspace.project / ".miniroom").mkdir()
+    (workspace.project / ".miniroom" / "retry.yml").write_text("maxAttempts: 2\nretryIntervalSeconds: 1\n")
+    provider.script(Reply(status=429, headers={"retry-after": "2"}), Reply(text="made it"))
+    result = workspace.run("run", "hi")
+    assert result.returncode == 0, result.stderr
+    assert "attempt 1 of 2 failed" in result.stderr
+    assert "retrying in 2 s" in result.stderr
+    assert result.stdout == "made it\n"
+
+
+@pytest.mark.parametrize(
+    ("stall", "variable", "said"),
+    [
+        (Reply(text="never", silent=True), "MINI_PROFILE_FIRST_BYTE_TIMEOUT", "sent no response within 1 s"),
+        (Reply(text="never", ping_every=0.1), "MINI_PROFILE_IDLE_TIMEOUT", "sent no content for 1 s"),
+    ],
+    ids=["silent-server", "only-pings"],
+)
+def test_a_stalled_provider_is_abandoned_and_retried(
+    workspace: Workspace, provider: ScriptedProvider, stall: Reply, variable: str, said: str
+) -> None:
+    (workspace.project / ".miniroom").mkdir()
+    (workspace.project / ".miniroom" / "retry.yml").write_text("maxAttempts: 2\nretryIntervalSeconds: 1\n")
+    workspace.env[variable] = "1"
+    provider.script(stall, Reply(text="made it"))
+    result = workspace.run("run", "hi")
+    assert result.returncode == 0, result.stderr
+    (retry_line,) = [line for line in result.stderr.splitlines() if "attempt 1 of 2 failed" in line]
+    assert said in retry_line
+    assert result.stdout == "made it\n"
+
+
+@one_protocol
+def test_a_runaway_tool_loop_ends_the_run_with_a_clear_message(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    workspace.env["MINI_PROFILE_MAX_MODEL_REQUESTS"] = "4"
+    provider.repeat(Reply(tool_calls=[("ls", {"path": "."})]))
+    result = workspace.run("run", "list it, again and again")
+    assert result.returncode == 1
+    assert "stopped after 4 model requests" in result.stderr
+    assert len(provider.requests) == 4
+
+
+@one_protocol
+def test_a_request_limit_that_is_not_a_number_is_refused(workspace: Workspace) -> None:
+    workspace.env["MINI_PROFILE_MAX_MODEL_REQUESTS"] = "many"
+    result = workspace.run("run", "hi")
+    assert result.returncode == 2
+    assert "MINI_PROFILE_MAX_MODEL_REQUESTS" in result.stderr
+    assert "whole number above zero" in result.stderr
+
+
+@one_protocol
+def test_a_thinking_suffix_that_is_not_a_level_is_refused(workspace: Workspace) -> None:
+    result = workspace.run("run", "--model", "scripted/test-model:hihg", "hi")
+    assert result.returncode == 2
+    assert "not a thinking level (did you mean high?)" in result.stderr
+    assert "off, minimal, low, medium, high, xhigh, max" in result.stderr

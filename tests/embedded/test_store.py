@@ -171,3 +171,19 @@ def test_cursors_survive_reopening(tmp_path: Path, store: RoomStore) -> None:
     reopened = RoomStore.open(tmp_path)
     assert reopened.cursor("runtime") == 9
     reopened.close()
+
+
+def test_a_send_repeated_with_its_transaction_id_returns_the_first_event_even_after_a_reopen(
+    tmp_path: Path, store: RoomStore, room_id: str
+) -> None:
+    first = store.append(room_id, HELPER, "m.room.message", text("streaming…"), "txn-1")
+    assert store.append(room_id, HELPER, "m.room.message", text("again"), "txn-1") == first
+    theirs = store.append(room_id, YOU, "m.room.message", text("mine"), "txn-1")  # ids are per sender
+    assert theirs["event_id"] != first["event_id"]
+    store.close()
+    reopened = RoomStore.open(tmp_path)
+    try:
+        assert reopened.append(room_id, HELPER, "m.room.message", text("later"), "txn-1") == first
+        assert [event["content"]["body"] for event in reopened.events_after(0)] == ["streaming…", "mine"]
+    finally:
+        reopened.close()

@@ -6,9 +6,12 @@ import asyncio
 import os
 from pathlib import Path
 
+import pytest
+
 from miniroom.engine import events as ev
 from miniroom.engine.session import Session
-from miniroom.llm.messages import ToolResultMessage
+from miniroom.llm.errors import ErrorKind
+from miniroom.llm.messages import ToolResultMessage, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.support import make_agent
 
@@ -113,3 +116,43 @@ async def test_provider_error_ends_the_turn_with_a_typed_error(
     assert ended.error is not None
     assert "messages: field required" in ended.error.message
     assert isinstance(seen[-1], ev.TurnEnded)
+
+
+async def test_continue_turn_answers_the_stored_prompt_without_storing_it_again(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(Reply(text="answered"))
+    session = Session.create(tmp_path / ".sessions", tmp_path)
+    session.append_message(UserMessage.of_text("stored before a restart"))
+    agent, _ = make_agent(provider, tmp_path, session)
+    ended = await agent.continue_turn()
+    assert ended.message.text == "answered"
+    users = [m for m in agent.session.messages() if isinstance(m, UserMessage)]
+    assert len(users) == 1
+    assert provider.requests[0].body["messages"][-1]["content"][0]["text"] == "stored before a restart"
+
+
+async def test_continue_turn_refuses_a_session_that_does_not_end_with_a_prompt(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    agent, _ = make_agent(provider, tmp_path)
+    with pytest.raises(ValueError, match="does not end with a user message to answer"):
+        await agent.continue_turn()
+
+
+async def test_a_runaway_tool_loop_stops_at_the_request_limit(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.repeat(Reply(tool_calls=[("ls", {"path": "."})]))
+    agent, seen = make_agent(provider, tmp_path, max_model_requests=3)
+    ended = await agent.prompt("loop forever")
+    assert ended.error is not None
+    assert ended.error.kind is ErrorKind.REQUEST_LIMIT
+    assert "stopped after 3 model requests" in ended.error.message
+    assert "MINI_PROFILE_MAX_MODEL_REQUESTS" in ended.error.message
+    assert len(provider.requests) == 3
+    assert len([e for e in seen if isinstance(e, ev.ToolEnded)]) == 3  # every call made got its result
+    provider.script(Reply(text="stopped looping"))
+    again = await agent.prompt("enough, sum up")  # the next turn counts from zero and goes on from there
+    assert again.error is None
+    assert again.message.text == "stopped looping"

@@ -6,7 +6,15 @@ import json
 from pathlib import Path
 
 from miniroom.engine import events as ev
-from miniroom.engine.compaction import SUMMARIZER_PROMPT, choose_first_kept, file_activity, needs_compaction
+from miniroom.engine.compaction import (
+    SUMMARIZER_PROMPT,
+    choose_first_kept,
+    context_tokens,
+    file_activity,
+    last_reported,
+    needs_compaction,
+    token_ratio,
+)
 from miniroom.engine.session import Session
 from miniroom.llm.messages import AssistantMessage, TextContent, ToolCall, Usage, UserMessage
 from miniroom.llm.model import Model
@@ -137,3 +145,47 @@ def test_needs_compaction_reads_the_last_reported_usage() -> None:
     reply = AssistantMessage([TextContent("x")], usage=Usage(input=3_000, output=100))
     assert needs_compaction([UserMessage.of_text("q"), reply], context_window=4_000)
     assert not needs_compaction([UserMessage.of_text("q"), reply], context_window=200_000)
+
+
+CJK = "漢字の文章は一文字が一トークンほどになる" * 40  # 800 characters: chars / 4 says 200 tokens
+
+
+async def test_a_reported_context_over_the_window_compacts_even_when_characters_say_it_is_small(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    model = Model(
+        id="tiny", provider="scripted", api="anthropic-messages", base_url=provider.url, context_window=10_000
+    )
+    provider.script(
+        Reply(text="FIRST-ANSWER " + CJK, usage=(100, 10, 0, 0)),
+        Reply(text="second answer " + CJK, usage=(100, 10, 0, 0)),
+        Reply(text="third answer " + CJK, usage=(18_000, 1_000, 0, 0)),  # 190% of the window
+        Reply(text="## Goal\nthe summary", usage=(500, 20, 0, 0)),
+        Reply(text="fourth answer"),
+    )
+    agent, seen = make_agent(provider, tmp_path, model=model)
+    for prompt in ("FIRST-QUESTION ", "second question ", "third question "):
+        await agent.prompt(prompt + CJK)
+    assert not any(isinstance(e, ev.Compacted) for e in seen)
+    await agent.prompt("fourth question")
+    (compacted,) = [e for e in seen if isinstance(e, ev.Compacted)]
+    assert compacted.reason == "threshold"
+    assert compacted.tokens_before >= 19_000
+    answering = json.dumps(provider.requests[-1].body["messages"], ensure_ascii=False)
+    assert "FIRST-QUESTION" not in answering
+    assert "the summary" in answering
+    assert "fourth question" in answering
+
+
+def test_the_estimate_is_calibrated_by_the_last_reported_usage() -> None:
+    question = UserMessage.of_text(CJK)  # estimated at 200 tokens
+    answer = AssistantMessage([TextContent(CJK)], usage=Usage(input=700, output=100))  # 800 for 400
+    follow_up = UserMessage.of_text(CJK)
+    assert last_reported([question, answer, follow_up]) == (1, 800)
+    assert token_ratio(800, 400) == 2.0
+    assert context_tokens([question, answer, follow_up], ratio=2.0) == 800 + 2 * 200
+    assert not needs_compaction([question, answer, follow_up], context_window=2_200, ratio=1.0)
+    assert needs_compaction([question, answer, follow_up], context_window=2_200, ratio=2.0)
+    # never below characters / 4
+    assert token_ratio(10, 400) == 1.0
+    assert token_ratio(10, 0) == 1.0

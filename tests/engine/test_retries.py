@@ -11,6 +11,7 @@ import pytest
 from miniroom.engine import events as ev
 from miniroom.engine.retry_policy import RetryPolicy
 from miniroom.engine.session import Session
+from miniroom.llm.model import Model
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.support import make_agent
 
@@ -122,3 +123,80 @@ async def test_a_failed_attempt_is_not_part_of_the_next_request(
     await agent.prompt("hi")
     assert "half an answ" not in str(provider.requests[1].body["messages"])
     assert [m.role for m in Session.load(agent.session.path).messages()] == ["user", "assistant", "assistant"]
+
+
+@pytest.mark.parametrize("status", [404, 405, 409, 413, 422])
+async def test_a_refused_request_fails_at_once_naming_the_url_and_the_model(
+    provider: ScriptedProvider, tmp_path: Path, status: int
+) -> None:
+    provider.script(Reply.error(status, "invalid_request_error", "no such thing"), Reply(text="never sent"))
+    agent, seen = make_agent(provider, tmp_path)
+    ended = await agent.prompt("hi")
+    assert ended.error is not None
+    assert f"{provider.url}/v1/messages" in ended.error.message
+    assert "for model test-model" in ended.error.message
+    assert len(provider.requests) == 1
+    assert not any(isinstance(e, ev.RetryScheduled) for e in seen)
+
+
+async def test_a_request_timeout_408_is_retried(provider: ScriptedProvider, tmp_path: Path) -> None:
+    provider.script(Reply.error(408, "timeout", "took too long"), Reply(text="ok"))
+    agent, seen = make_agent(provider, tmp_path)
+    ended = await agent.prompt("hi")
+    assert ended.message.text == "ok"
+    assert [e.attempt for e in seen if isinstance(e, ev.RetryScheduled)] == [1]
+
+
+async def test_an_unknown_host_fails_after_one_attempt(provider: ScriptedProvider, tmp_path: Path) -> None:
+    model = Model(
+        id="m", provider="scripted", api="anthropic-messages", base_url="http://no-such-host.invalid"
+    )
+    agent, seen = make_agent(provider, tmp_path, model=model)
+    ended = await agent.prompt("hi")
+    assert ended.error is not None
+    assert "no-such-host.invalid" in ended.error.message
+    assert not any(isinstance(e, ev.RetryScheduled) for e in seen)
+
+
+async def test_a_dropped_connection_retry_names_the_address(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(Reply(text="cut", drop_after_events=2), Reply(text="ok"))
+    agent, seen = make_agent(provider, tmp_path)
+    await agent.prompt("hi")
+    (retry,) = [e for e in seen if isinstance(e, ev.RetryScheduled)]
+    assert provider.url in retry.cause
+
+
+async def test_a_longer_retry_after_is_honoured(provider: ScriptedProvider, tmp_path: Path) -> None:
+    provider.script(
+        Reply(status=429, error_message="slow down", headers={"retry-after": "1"}), Reply(text="ok")
+    )
+    agent, seen = make_agent(provider, tmp_path)  # its own pause is 0.01 s
+    started = time.monotonic()
+    ended = await agent.prompt("hi")
+    assert ended.message.text == "ok"
+    assert [e.wait_seconds for e in seen if isinstance(e, ev.RetryScheduled)] == [1.0]
+    assert time.monotonic() - started >= 1.0
+
+
+async def test_a_shorter_retry_after_keeps_the_configured_pause(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(Reply(status=503, headers={"retry-after": "0"}), Reply(text="ok"))
+    agent, seen = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=0.05, max_attempts=2))
+    await agent.prompt("hi")
+    assert [e.wait_seconds for e in seen if isinstance(e, ev.RetryScheduled)] == [0.05]
+
+
+async def test_a_retry_after_beyond_the_longest_wait_fails_at_once(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(Reply(status=429, headers={"retry-after": "86400"}), Reply(text="never sent"))
+    agent, seen = make_agent(provider, tmp_path)
+    ended = await agent.prompt("hi")
+    assert ended.error is not None
+    assert "asks to wait 86400 s" in ended.error.message
+    assert "try again later" in ended.error.message
+    assert len(provider.requests) == 1
+    assert not any(isinstance(e, ev.RetryScheduled) for e in seen)

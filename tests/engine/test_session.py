@@ -9,7 +9,14 @@ import pytest
 
 from miniroom.engine.session import INTERRUPTED_TOOL_TEXT, Session, SessionError, directory_for_cwd
 from miniroom.engine.session_index import find_session_path, latest_session_path, list_sessions
-from miniroom.llm.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+from miniroom.llm.messages import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 
 
 def _lines(path: Path) -> list[dict[str, object]]:
@@ -62,7 +69,8 @@ def test_torn_last_line_is_skipped_reported_and_never_merged(tmp_path: Path) -> 
     before = session.path.read_bytes()
     loaded = Session.load(session.path)
     assert [m.role for m in loaded.messages()] == ["user"]
-    assert loaded.load_report.skipped_lines == [3]
+    assert (loaded.load_report.torn_line, loaded.load_report.damaged_lines) == (3, [])
+    assert loaded.load_report.warnings(session.path) == []  # an expected loss: nothing to warn about
     loaded.append_message(AssistantMessage([TextContent("after")]))
     loaded.close()
     after = session.path.read_bytes()
@@ -115,3 +123,82 @@ def test_sessions_are_found_per_folder_and_by_id_prefix(tmp_path: Path) -> None:
     assert latest_session_path(agent_dir, tmp_path) is None
     with pytest.raises(SessionError, match="No session with id 'nope'"):
         find_session_path(agent_dir, "nope")
+
+
+def test_a_rewind_continues_from_an_earlier_entry_and_the_file_remembers_it(tmp_path: Path) -> None:
+    session = Session.create(tmp_path / "s", tmp_path)
+    prompt = session.append_message(UserMessage.of_text("question"))
+    session.append_message(AssistantMessage([TextContent("half an answer")], model="m"))
+    session.rewind(prompt["id"], "run again")
+    session.append_message(AssistantMessage([TextContent("the whole answer")], model="m"))
+    session.close()
+    loaded = Session.load(session.path)
+    assert [type(m).__name__ for m in loaded.messages()] == ["UserMessage", "AssistantMessage"]
+    assert loaded.messages()[-1].content == [TextContent("the whole answer")]
+    assert len([e for e in loaded.entries if e["type"] == "message"]) == 3, "the abandoned entry is kept"
+
+
+def test_a_rewind_to_an_unknown_entry_names_the_file(tmp_path: Path) -> None:
+    session = Session.create(tmp_path / "s", tmp_path)
+    with pytest.raises(SessionError, match=r"s/.*\.jsonl has no entry nope to continue from"):
+        session.rewind("nope", "run again")
+
+
+def _conversation(tmp_path: Path) -> Session:
+    """Six entries on lines 2-7: a question, a tool call and its result, an answer, a question, an answer."""
+    session = Session.create(tmp_path, tmp_path)
+    session.append_message(UserMessage.of_text("first question"))
+    session.append_message(AssistantMessage([ToolCall("c1", "ls", {"path": "."})], stop_reason="tool_use"))
+    session.append_message(ToolResultMessage("c1", "ls", [TextContent("a.txt")]))
+    session.append_message(AssistantMessage([TextContent("first answer")]))
+    session.append_message(UserMessage.of_text("second question"))
+    session.append_message(AssistantMessage([TextContent("second answer")]))
+    session.close()
+    return session
+
+
+def _damage(path: Path, line: int, old: str, new: str) -> None:
+    lines = path.read_text().split("\n")
+    assert old in lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new, 1)
+    path.write_text("\n".join(lines))
+
+
+def _texts(messages: list[Message]) -> list[str]:
+    return [getattr(m, "text", "") or m.role for m in messages]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [('"message":{', '"message";{'), ('"role":"assistant"', '"role":"assistanT"'), ('"id":"', '"iD":"')],
+    ids=["broken-json", "unknown-role", "no-id"],
+)
+def test_a_damaged_middle_line_is_named_and_the_rest_keeps_its_order(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    session = _conversation(tmp_path)
+    _damage(session.path, 5, old, new)  # the first answer
+    loaded = Session.load(session.path)
+    assert loaded.load_report.warnings(session.path) == [f"{session.path} line 5 is damaged and was skipped"]
+    expected = ["first question", "assistant", "a.txt", "second question", "second answer"]
+    assert _texts(loaded.history()) == expected
+    assert _texts(loaded.messages()) == expected
+    loaded.append_message(UserMessage.of_text("third question"))  # the leaf goes on from the last entry
+    assert _texts(loaded.messages())[-2:] == ["second answer", "third question"]
+
+
+def test_an_entry_whose_parent_is_damaged_attaches_to_the_last_readable_entry(tmp_path: Path) -> None:
+    session = _conversation(tmp_path)
+    parent_id = _lines(session.path)[4]["id"]
+    _damage(session.path, 5, f'"id":"{parent_id}"', f'"id":"{parent_id[:-1]}!"')  # readable, but renamed
+    loaded = Session.load(session.path)
+    assert len(loaded.history()) == 6  # a changed id loses nothing: its child attaches to it anyway
+    _damage(session.path, 4, '"toolCallId"', '"toolCal|Id"')  # now also a line without a readable parent
+    loaded = Session.load(session.path)
+    assert _texts(loaded.history()) == [
+        "first question",
+        "assistant",
+        "first answer",
+        "second question",
+        "second answer",
+    ]

@@ -1,13 +1,16 @@
-"""Every way a request fails ends in one StreamDone with a typed ProviderError and a message for people."""
+"""Every way a request fails ends in one StreamDone with a typed ProviderFailure and a message for people."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import pytest
 
 from miniroom.llm.errors import ErrorKind
 from miniroom.llm.events import StreamDone, TextDelta, ToolCallEnded, ToolCallStarted
+from miniroom.llm.http import retry_after_seconds
 from miniroom.llm.messages import TextContent, ToolCall
 from miniroom.llm.model import Model
 from miniroom.llm.stream import RequestOptions
@@ -91,9 +94,26 @@ HTTP_ERRORS = [
     ),
     (
         Reply.error(404, "not_found_error", "model: nope"),
-        ErrorKind.BAD_REQUEST,
-        ["model: nope", "Check the model id"],
+        ErrorKind.REJECTED,
+        ["model: nope", "(404 Not Found)", "Check the model id", "not retried"],
     ),
+    (
+        Reply.error(405, "invalid_request_error", "method not allowed"),
+        ErrorKind.REJECTED,
+        ["(405 Method Not Allowed)", "check the base URL"],
+    ),
+    (
+        Reply.error(413, "request_too_large", "request entity too large"),
+        ErrorKind.REJECTED,
+        ["(413 Request Entity Too Large)", "larger than the server takes"],
+    ),
+    (
+        Reply.error(422, "invalid_request_error", "unprocessable"),
+        ErrorKind.REJECTED,
+        ["(422 Unprocessable Entity)", "cannot process the request"],
+    ),
+    (Reply.error(409, "conflict", "busy elsewhere"), ErrorKind.REJECTED, ["(409 Conflict)", "not retried"]),
+    (Reply.error(408, "timeout", "request timeout"), ErrorKind.TIMEOUT, ["gave up waiting"]),
 ]
 
 
@@ -111,6 +131,47 @@ async def test_http_errors_are_classified_with_the_providers_reason(
     assert done.error is not None
     assert done.error.status == reply.status
     assert str(done.error).startswith(f"HTTP {reply.status}: ")
+    if kind is ErrorKind.REJECTED:  # where it was sent and for which model, so a typo shows
+        model = make_model(provider)
+        assert f"refused the request to {model.base_url}/" in done.error.message
+        assert f"for model {model.id}" in done.error.message
+
+
+@BOTH
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"retry-after": "7"}, 7.0),
+        ({"retry-after-ms": "2500"}, 2.5),
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+    ],
+    ids=["seconds", "milliseconds", "unreadable", "none"],
+)
+async def test_a_retry_after_header_is_read(
+    provider: ScriptedProvider, make_model: ModelFactory, headers: dict[str, str], seconds: float | None
+) -> None:
+    provider.script(Reply(status=429, error_message="slow down", headers=headers))
+    _, done = await collect(make_model(provider))
+    assert done.error is not None
+    assert done.error.retry_after == seconds
+
+
+def test_a_retry_after_date_is_the_time_until_then() -> None:
+    later = datetime.now(UTC) + timedelta(seconds=120)
+    seconds = retry_after_seconds({"retry-after": format_datetime(later, usegmt=True)})
+    assert seconds is not None
+    assert 100 < seconds <= 120
+    past = format_datetime(datetime.now(UTC) - timedelta(hours=1), usegmt=True)
+    assert retry_after_seconds({"retry-after": past}) == 0
+
+
+@BOTH
+async def test_an_unknown_host_fails_as_such_and_is_not_retryable(make_model: ModelFactory) -> None:
+    _, done = await collect(make_model("http://no-such-host.invalid"))
+    message = assert_failed(done, ErrorKind.UNKNOWN_HOST, "the host no-such-host.invalid of", "typo")
+    assert done.error is not None
+    assert not done.error.retryable, message
 
 
 @BOTH
@@ -189,10 +250,47 @@ async def test_a_tool_call_cut_off_mid_arguments_is_dropped(provider: ScriptedPr
 
 
 @BOTH
-async def test_a_stalled_reply_times_out(provider: ScriptedProvider, make_model: ModelFactory) -> None:
+async def test_a_server_that_never_answers_fails_at_the_first_byte_timeout(
+    provider: ScriptedProvider, make_model: ModelFactory
+) -> None:
+    provider.script(Reply(text="never", silent=True))
+    model = make_model(provider)
+    _, done = await collect(model, options=RequestOptions(first_byte_timeout=0.3))
+    assert_failed(
+        done, ErrorKind.TIMEOUT, f"{model.base_url} sent no response within 0.3 s", "firstByteTimeout"
+    )
+    assert done.error is not None
+    assert done.error.retryable
+
+
+@BOTH
+async def test_a_stream_of_only_pings_fails_at_the_idle_timeout(
+    provider: ScriptedProvider, make_model: ModelFactory
+) -> None:
+    provider.script(Reply(text="never", ping_every=0.02))  # pings far more often than the idle timeout
+    _, done = await collect(make_model(provider), options=RequestOptions(idle_timeout=0.5))
+    assert_failed(done, ErrorKind.TIMEOUT, "sent no content for 0.5 s", "pings do not count", "idleTimeout")
+    assert len(provider.requests) == 1
+
+
+@BOTH
+async def test_a_reply_that_stalls_mid_way_fails_at_the_idle_timeout(
+    provider: ScriptedProvider, make_model: ModelFactory
+) -> None:
     provider.script(Reply(text="slow", delay=1.0))
-    _, done = await collect(make_model(provider), options=RequestOptions(timeout=0.2))
-    assert_failed(done, ErrorKind.CONNECTION, "sent nothing for 0.2 s")
+    _, done = await collect(make_model(provider), options=RequestOptions(idle_timeout=0.2))
+    assert_failed(done, ErrorKind.TIMEOUT, "sent no content for 0.2 s")
+
+
+@BOTH
+async def test_content_restarts_the_idle_timeout(
+    provider: ScriptedProvider, make_model: ModelFactory
+) -> None:
+    # About 30 events 0.1 s apart: the whole reply takes three times the idle timeout, no gap comes near it.
+    provider.script(Reply(text="y" * 800, delay=0.1))
+    _, done = await collect(make_model(provider), options=RequestOptions(idle_timeout=1.0))
+    assert done.error is None
+    assert done.message.text == "y" * 800
 
 
 SSE = "text/event-stream"

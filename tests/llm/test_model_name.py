@@ -80,3 +80,20 @@ def test_a_name_without_provider_suggests_mini_provider() -> None:
 
 def test_model_config_error_is_a_value_error() -> None:
     assert issubclass(ModelConfigError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [("anthropic/claude-sonnet-5:hgih", "high"), ("openai/gpt-5:medum", "medium"), ("x/y:xhi", "xhigh")],
+)
+def test_a_misspelled_level_is_an_error_naming_the_levels(text: str, meant: str) -> None:
+    with pytest.raises(ModelConfigError) as caught:
+        parse_model_name(text)
+    message = str(caught.value)
+    assert f"which is not a thinking level (did you mean {meant}?)" in message
+    assert "off, minimal, low, medium, high, xhigh, max" in message
+
+
+@pytest.mark.parametrize("tag", ["8b", "mini", "free", "latest", "70b-instruct-q4_K_M", "online"])
+def test_a_model_tag_is_not_taken_for_a_level(tag: str) -> None:
+    assert parse_model_name(f"ollama/phi3:{tag}") == ModelName("ollama", f"phi3:{tag}", None)

@@ -323,3 +323,24 @@ def test_agent_dir_expands_the_home_folder() -> None:
 @pytest.mark.parametrize("env", [{}, {"MINI_AGENT_DIR": ""}])
 def test_agent_dir_defaults_to_dot_mini(env: dict[str, str]) -> None:
     assert agent_dir_from_env(env) == Path.home() / ".mini"
+
+
+@pytest.mark.parametrize(
+    "name", ["anthropic/claude-sonnet-5:ultra", "openai/gpt-5:none", "deepseek/deepseek-v4-flash:on"]
+)
+def test_a_tag_on_a_known_model_that_is_not_a_level_is_an_error(tmp_path: Path, name: str) -> None:
+    message = error_of(name, {"MINI_API_KEY": SECRET}, tmp_path)
+    assert "which is not a thinking level" in message
+    assert "off, minimal, low, medium, high, xhigh, max" in message
+    assert f'"{name.rpartition(":")[0]}:high"' in message
+
+
+def test_a_tag_is_part_of_the_id_where_the_provider_may_have_such_a_model(tmp_path: Path) -> None:
+    env = {"MINI_API_KEY": SECRET}
+    assert resolve("openrouter/openai/gpt-5:free", env, tmp_path).id == "openai/gpt-5:free"
+    (tmp_path / "models.json").write_text(
+        '{"providers": {"ollama": {"baseUrl": "http://127.0.0.1:11434/v1", "api": "openai-completions",'
+        ' "models": [{"id": "qwen3"}, {"id": "qwen3:8b"}]}}}'
+    )
+    assert resolve("ollama/qwen3:8b", env, tmp_path).id == "qwen3:8b"
+    assert "which is not a thinking level" in error_of("ollama/qwen3:turbo", env, tmp_path)

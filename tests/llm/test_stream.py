@@ -15,9 +15,10 @@ from miniroom.llm.stream import RequestOptions, stream_response
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.llm.support import anthropic_model, collect, context_of, openai_model
 
-# One connection and a one-second pool timeout: a response left open would make the next request fail.
+# One connection and a first-byte deadline: a response left open would make the next request wait for the
+# connection until the deadline fails it.
 ONE_CONNECTION = httpx.Limits(max_connections=1)
-OPTIONS = RequestOptions(timeout=1.0)
+OPTIONS = RequestOptions(first_byte_timeout=5.0)
 
 
 @pytest.mark.parametrize("make_model", [anthropic_model, openai_model], ids=["anthropic", "openai"])

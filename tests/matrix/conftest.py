@@ -62,6 +62,7 @@ async def transports(synapse: Synapse, tmp_path: Path) -> AsyncIterator[MakeTran
         invite_from: list[str] | None = None,
         registration: str = "auto",
         timeline_limit: int = 50,
+        room_agents: dict[str, list[str]] | None = None,
     ) -> MatrixTransport:
         config = MatrixConfig.model_validate(
             {
@@ -75,7 +76,7 @@ async def transports(synapse: Synapse, tmp_path: Path) -> AsyncIterator[MakeTran
             config, data_dir or tmp_path / "data", timeline_limit=timeline_limit, poll_seconds=1.0
         )
         started.append(transport)
-        await transport.start(agents, rooms or {})
+        await transport.start(agents, rooms or {}, room_agents)
         return transport
 
     yield start

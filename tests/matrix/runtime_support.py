@@ -29,16 +29,30 @@ T = TypeVar("T")
 
 
 def write_config(
-    folder: Path, synapse: Synapse, provider: ScriptedProvider, agents: Mapping[str, str]
+    folder: Path,
+    synapse: Synapse,
+    provider: ScriptedProvider,
+    agents: Mapping[str, str],
+    rooms: Mapping[str, list[str]] | None = None,
 ) -> Path:
-    """A config.yaml: the agents (name -> display name) on the scripted provider, living on `synapse`.
+    """A config.yaml: the agents (name -> display name) on the scripted provider, living on `synapse`,
+    and `rooms` (room key, also its alias -> the agents in it).
 
-    No router model: an untagged message several agents could answer goes to the first configured agent,
-    so the scripted replies are taken by agent turns only.
+    No router model, and the engine's default model has no key: an untagged message several agents could
+    answer goes to the first configured agent, so the scripted replies are taken by agent turns only.
     """
+    rooms = rooms or {}
     config = {
         "models": {"test": scripted_model(provider)},
-        "agents": {name: {"display_name": display, "model": "test"} for name, display in agents.items()},
+        "agents": {
+            name: {
+                "display_name": display,
+                "model": "test",
+                "rooms": [k for k, v in rooms.items() if name in v],
+            }
+            for name, display in agents.items()
+        },
+        "rooms": {key: {"alias": key} for key in rooms},
         "matrix": {"homeserver": synapse.url, "server_name": synapse.server_name},
     }
     path = folder / "config.yaml"
@@ -65,9 +79,13 @@ class MatrixRuntime(RuntimeHarness):
 
 @contextlib.asynccontextmanager
 async def matrix_runtime(
-    tmp_path: Path, synapse: Synapse, provider: ScriptedProvider, agents: Mapping[str, str]
+    tmp_path: Path,
+    synapse: Synapse,
+    provider: ScriptedProvider,
+    agents: Mapping[str, str],
+    rooms: Mapping[str, list[str]] | None = None,
 ) -> AsyncIterator[MatrixRuntime]:
-    config_path = write_config(tmp_path, synapse, provider, agents)
+    config_path = write_config(tmp_path, synapse, provider, agents, rooms)
     data_dir = tmp_path / "miniroom_data"
     data_dir.mkdir()
     served = MatrixRuntime(config_path, data_dir, clean_env(tmp_path / "mini"))

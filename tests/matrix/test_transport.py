@@ -30,6 +30,10 @@ async def collect(transport: MatrixTransport, until: Callable[[Event], bool]) ->
     raise AssertionError(f"events() ended before the awaited event; got {len(received)} events")
 
 
+def plain(body: str) -> dict[str, str]:
+    return {"msgtype": "m.text", "body": body}
+
+
 def body_is(text: str) -> Callable[[Event], bool]:
     return lambda event: event.get("content", {}).get("body") == text
 
@@ -212,6 +216,27 @@ async def test_send_as_an_agent_then_read_it_back(transports: MakeTransport, hum
     assert await transport.get_event(room_id, "$unknown:miniroom.test") is None
     with pytest.raises(MatrixTransportError, match="not one of miniroom's Matrix accounts"):
         await transport.send(alice.user_id, room_id, "m.room.message", {"body": "impostor"})
+
+
+async def test_a_send_repeated_with_its_txn_id_even_after_a_restart_returns_the_same_event(
+    transports: MakeTransport, human: MakeHuman
+) -> None:
+    agent, key = unique("repeater"), unique("echo")
+    transport = await transports({agent: "Repeater"}, {key: None})
+    room_id = transport.room_id(key)
+    assert room_id is not None
+    alice = human("alice")
+    await alice.join(room_id)
+    sender = transport.agent_user_id(agent)
+    first = await transport.send(sender, room_id, "m.room.message", plain("once"), txn_id="reply-1")
+    assert await transport.send(sender, room_id, "m.room.message", plain("twice"), txn_id="reply-1") == first
+    await transport.stop()
+    restarted = await transports({agent: "Repeater"}, {key: None})  # the same stored access token
+    again = await restarted.send(sender, room_id, "m.room.message", plain("thrice"), txn_id="reply-1")
+    assert again == first
+    other = await restarted.send(sender, room_id, "m.room.message", plain("new"), txn_id="reply-2")
+    assert other != first
+    assert bodies(await alice.messages(room_id), sender) == ["once", "new"]
 
 
 async def test_thread_events_are_the_root_and_its_replies_oldest_first(

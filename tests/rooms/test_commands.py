@@ -1,4 +1,4 @@
-"""`!thread_mode` and the help reply for other `!` commands."""
+"""`!thread_mode`, its help reply when used wrongly, and `!words` that are ordinary messages."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ PARSE: dict[str, tuple[str | None, Command | None]] = {
     "reset": ("!thread_mode reset", ResetThreadMode()),
     "clear": ("!thread_mode clear", ResetThreadMode()),
     "bad_choice": ("!thread_mode rooms", Help('"!thread_mode rooms" is not a choice.')),
-    "unknown_command": ("!deploy now", Help("Unknown command !deploy.")),
+    "unknown_word_is_a_message": ("!deploy now", None),
+    "known_name_any_case": ("!Thread_Mode room", SetThreadMode("room")),
     "ordinary_message": ("hello !thread_mode", None),
     "bare_bang": ("! what", None),
     "no_body": (None, None),
@@ -78,13 +79,13 @@ RUN: dict[str, tuple[str, bool, ThreadMode | None, Outcome, str, ThreadMode | No
         "Room admin only",
         "room",
     ),
-    "unknown_command_gets_help": (
-        "!frobnicate",
-        False,
-        None,
+    "wrong_choice_gets_help": (
+        "!thread_mode sideways",
+        True,
+        "room",
         Outcome.HELP,
-        "Unknown command !frobnicate.",
-        None,
+        '"!thread_mode sideways" is not a choice.\nCommands:',
+        "room",
     ),
 }
 

@@ -32,6 +32,9 @@ models:
   fast: {model: "anthropic/claude-sonnet-5:high", variables: ["MINI_MAX_TOKENS=8000", "X=a=b"]}
 router: {model: fast}
 bot_accounts: ["@telegram:example.org"]
+human_aliases:
+  "@alice:example.org": ["@alice_tg:example.org", "@alice:work.example"]
+  "@bob:example.org": "@bob_slack:example.org"
 defaults: {model: fast}
 matrix:
   homeserver: https://matrix.example.org/
@@ -57,6 +60,10 @@ def test_a_full_config_loads(tmp_path: Path) -> None:
     assert config.models["fast"].variable_map() == {"MINI_MAX_TOKENS": "8000", "X": "a=b"}
     assert config.matrix is not None
     assert config.matrix.homeserver == "https://matrix.example.org"
+    assert config.human_aliases == {
+        "@alice:example.org": ["@alice_tg:example.org", "@alice:work.example"],
+        "@bob:example.org": ["@bob_slack:example.org"],
+    }
 
 
 @pytest.mark.parametrize("text", ["", "# only a comment\n"], ids=["empty", "comment_only"])
@@ -158,6 +165,43 @@ ERRORS = {
         "config.yaml:3: rooms.lobby: appears twice (first on line 2); keep one",
     ),
     "invalid_yaml": ("agents:\n  helper: [unclosed\n", "config.yaml:3: not valid YAML:"),
+    "alias_not_a_user_id": (
+        'human_aliases:\n  "@alice:example.org": ["@alice_tg:example.org", alice_slack]\n',
+        'config.yaml:2: human_aliases["@alice:example.org"][1]: "alice_slack" is not a Matrix user ID; '
+        "write it as @name:server",
+    ),
+    "person_not_a_user_id": (
+        'human_aliases:\n  alice: ["@alice_tg:example.org"]\n',
+        'config.yaml:2: human_aliases.alice: "alice" is not a Matrix user ID; write it as @name:server',
+    ),
+    "aliases_not_a_list": (
+        'human_aliases:\n  "@alice:example.org": {tg: "@alice_tg:example.org"}\n',
+        'config.yaml:2: human_aliases["@alice:example.org"]: must be a list (lines starting with -)',
+    ),
+    "alias_of_two_people": (
+        'human_aliases:\n  "@a:x.org": ["@shared:x.org"]\n  "@b:x.org": ["@shared:x.org"]\n',
+        'config.yaml:3: human_aliases["@b:x.org"][0]: "@shared:x.org" is already an alias of "@a:x.org"; '
+        "an account belongs to one person",
+    ),
+    "alias_with_aliases_of_its_own": (
+        'human_aliases:\n  "@a:x.org": ["@b:x.org"]\n  "@b:x.org": ["@c:x.org"]\n',
+        'config.yaml:2: human_aliases["@a:x.org"][0]: "@b:x.org" has aliases of its own under '
+        "human_aliases; list all of a person's accounts under one id",
+    ),
+    "alias_is_the_person": (
+        'human_aliases:\n  "@a:x.org": ["@a:x.org"]\n',
+        'config.yaml:2: human_aliases["@a:x.org"][0]: "@a:x.org" is the person\'s own id; list only their '
+        "other accounts",
+    ),
+    "alias_is_a_bot_account": (
+        'bot_accounts: ["@bridge:x.org"]\nhuman_aliases:\n  "@a:x.org": ["@bridge:x.org"]\n',
+        'config.yaml:3: human_aliases["@a:x.org"][0]: "@bridge:x.org" is in bot_accounts, which never '
+        "count as people; remove it from one",
+    ),
+    "person_is_a_bot_account": (
+        'bot_accounts: ["@a:x.org"]\nhuman_aliases:\n  "@a:x.org": ["@b:x.org"]\n',
+        'config.yaml:3: human_aliases["@a:x.org"]: "@a:x.org" is in bot_accounts, which never count',
+    ),
     "top_level_not_a_mapping": (
         "- agents\n",
         '(the top level): must be a mapping (indented key: value lines) (got ["agents"])',

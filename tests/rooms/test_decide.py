@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -232,6 +232,13 @@ ROWS = {
     "reactions_are_not_messages": Row(relation_event("reaction", "$a"), _all("silent not_a_message")),
     "redactions_are_not_messages": Row(relation_event("redaction", "$a"), _all("silent not_a_message")),
     "commands_are_not_for_agents": Row(message("!thread_mode room"), _all("silent command")),
+    "other_bang_words_are_messages": Row(message("!deploy now"), _all(ROUTE_ALL)),
+    "images_are_not_for_agents": Row(
+        message("cat.png", msgtype="m.image", url="mxc://example.org/cat"), _all("silent not_text")
+    ),
+    "files_are_not_for_agents": Row(message("report.pdf", msgtype="m.file"), _all("silent not_text")),
+    "audio_is_not_for_agents": Row(message("voice.ogg", msgtype="m.audio"), _all("silent not_text")),
+    "video_is_not_for_agents": Row(message("clip.mp4", msgtype="m.video"), _all("silent not_text")),
     "mention_in_a_code_span_is_not_a_mention": Row(message("try `@coder` syntax"), _all(ROUTE_ALL)),
     "malformed_mentions_fall_through_to_plain_text": Row(
         message("@writer hi", **raw_mentions({"user_ids": "@coder:example.org"})),
@@ -324,3 +331,24 @@ def test_agent_without_display_name_is_found_by_its_name() -> None:
         parse_event(message("@ops restart")), the_policy, room(the_policy, agents=("@bot_ops:example.org",))
     )
     assert result.responders == ("ops",)
+
+
+def test_a_joined_agent_config_puts_in_other_rooms_stays_silent_here() -> None:
+    result = _decide(message("anyone?"), configured_agents=frozenset({"coder", "absent"}))
+    assert result.responders == ("coder",)
+    assert {name: _summary(result.decisions[name]) for name in ("helper", "writer", "absent")} == {
+        "helper": "silent not_in_room",
+        "writer": "silent not_in_room",
+        "absent": "silent not_in_room",
+    }
+
+
+def test_mentioning_ones_own_other_account_is_not_mentioning_another_person() -> None:
+    alias = "@alice_tg:example.org"
+    base = policy()
+    aliased = RoomPolicy(agents=base.agents, bot_accounts=base.bot_accounts, human_aliases={alias: ALICE})
+    members = room(aliased, agents=(HELPER,))
+    joined = replace(members, joined=members.joined | {alias})
+    event = parse_event(message("note to self", **mentions(alias)))
+    assert decide(event, aliased, joined).responders == ("helper",)
+    assert decide(event, base, joined).responders == ()

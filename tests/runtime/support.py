@@ -29,14 +29,21 @@ def agent_entry(display_name: str, role: str = "") -> dict[str, Any]:
     return {"display_name": display_name, "role": role, "model": "test", "rooms": ["lobby"]}
 
 
-def write_config(folder: Path, provider: ScriptedProvider, agents: Mapping[str, Any]) -> Path:
-    """A config.yaml whose `test` model is the scripted provider, set through model variables."""
+def write_config(
+    folder: Path, provider: ScriptedProvider, agents: Mapping[str, Any], **sections: Any
+) -> Path:
+    """A config.yaml whose `test` model is the scripted provider, set through model variables.
+
+    `sections` replace the default `rooms:` (a lobby) and `router:` (the `test` model); None leaves one out.
+    """
     config = {
         "models": {"test": scripted_model(provider)},
         "agents": dict(agents),
         "rooms": {"lobby": {"display_name": "Lobby"}},
         "router": {"model": "test"},
+        **sections,
     }
+    config = {key: value for key, value in config.items() if value is not None}
     path = folder / "config.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
@@ -56,11 +63,25 @@ class Rooms(RuntimeHarness):
     def started(self, transport: RoomTransport) -> None:
         self.lobby = transport.room_id("lobby") or ""
 
-    def post(self, body: str, *, sender: str = HUMAN, thread: str | None = None, **extra: Any) -> str:
+    def post(
+        self,
+        body: str,
+        *,
+        sender: str = HUMAN,
+        thread: str | None = None,
+        room: str | None = None,
+        **extra: Any,
+    ) -> str:
+        """Post a text message in the lobby, or in the room with key `room`."""
         content: Content = {"msgtype": "m.text", "body": body, **extra}
         if thread is not None:
             content["m.relates_to"] = {"rel_type": "m.thread", "event_id": thread, "is_falling_back": True}
-        return str(self.store.append(self.lobby, sender, "m.room.message", content)["event_id"])
+        room_id = self.lobby if room is None else self.store.room(room).room_id
+        return str(self.store.append(room_id, sender, "m.room.message", content)["event_id"])
+
+    def members(self, room: str) -> set[str]:
+        """The user ids of the members of the room with key `room`."""
+        return {member.user_id for member in self.store.members(self.store.room(room).room_id)}
 
     def edit(self, event_id: str, body: str, *, sender: str = HUMAN) -> str:
         content: Content = {
@@ -109,20 +130,25 @@ class Rooms(RuntimeHarness):
         edits = self.edits_of(event_id)
         if edits:
             return str(edits[-1]["content"]["m.new_content"]["body"])
-        event = self.store.event(self.lobby, event_id)
-        assert event is not None
+        [event] = [event for event in self.events() if event["event_id"] == event_id]
         return str(event["content"]["body"])
 
 
 @contextlib.asynccontextmanager
 async def running_rooms(
-    tmp_path: Path, provider: ScriptedProvider, agents: Mapping[str, Any]
+    tmp_path: Path,
+    provider: ScriptedProvider,
+    agents: Mapping[str, Any],
+    env: Mapping[str, str] | None = None,
+    **sections: Any,
 ) -> AsyncIterator[Rooms]:
-    config_path = write_config(tmp_path, provider, agents)
+    """Embedded rooms served by a runtime; `env` is laid over a clean environment, `sections` as in
+    `write_config`."""
+    config_path = write_config(tmp_path, provider, agents, **sections)
     data_dir = tmp_path / "miniroom_data"
     data_dir.mkdir()
     store = RoomStore.open(data_dir)
-    rooms = Rooms(config_path, data_dir, clean_env(tmp_path / "mini"), store=store)
+    rooms = Rooms(config_path, data_dir, {**clean_env(tmp_path / "mini"), **(env or {})}, store=store)
     await rooms.start()
     try:
         yield rooms

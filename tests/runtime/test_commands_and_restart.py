@@ -39,19 +39,24 @@ async def test_thread_mode_room_moves_replies_to_room_level_and_survives_a_resta
         assert len(rooms.agent_messages(HELPER)) == 3, f"the command {command} was answered twice"
 
 
-async def test_only_room_admins_set_the_thread_mode_and_unknown_commands_get_help(
+async def test_only_room_admins_set_the_thread_mode_and_other_bang_words_reach_the_agent(
     tmp_path: Path, provider: ScriptedProvider
 ) -> None:
+    provider.script(Reply(text="Frobnicating is not a thing."))
     async with running_rooms(tmp_path, provider, AGENTS) as rooms:
         rooms.store.join(rooms.lobby, BOB, "Bob")
         rooms.post("!thread_mode room", sender=BOB)
-        rooms.post("!frobnicate")
+        rooms.post("!thread_mode sideways")
+        rooms.post("!frobnicate the build")
         await rooms.settle()
-        denied, helped = (event["content"]["body"] for event in rooms.agent_messages(HELPER))
-        assert denied == ROOM_ADMIN_ONLY
-        assert helped.startswith("Unknown command !frobnicate.\nCommands:")
+        denied, helped, answer = rooms.agent_messages(HELPER)
+        assert denied["content"]["body"] == ROOM_ADMIN_ONLY
+        assert helped["content"]["body"].startswith('"!thread_mode sideways" is not a choice.\nCommands:')
+        assert rooms.shown_text(answer["event_id"]) == "Frobnicating is not a thing."
+        assert answer["content"]["msgtype"] == "m.text"
         assert not (rooms.data_dir / "tracking" / "thread_modes.json").exists()
-        assert provider.requests == []
+        [request] = provider.requests
+        assert "You: !frobnicate the build" in str(request.body["messages"])
 
 
 async def test_a_restart_answers_what_arrived_meanwhile_once(

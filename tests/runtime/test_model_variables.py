@@ -25,7 +25,7 @@ def test_a_bad_model_variable_is_named_as_the_models_not_the_environments(tmp_pa
             },
         }
     )
-    factory = AgentFactory(config, tmp_path / "data", clean_env(tmp_path / "mini"))
+    factory = AgentFactory(config, tmp_path / "data", clean_env(tmp_path / "mini"), project_dir=tmp_path)
     with pytest.raises(ProfileError) as caught:
         factory.build("helper", Conversation("!lobby:miniroom.local"))
     assert str(caught.value) == (

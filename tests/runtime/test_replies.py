@@ -40,8 +40,6 @@ async def test_a_room_message_gets_one_thread_reply_streamed_by_edits(
         assert all(edit["content"]["m.mentions"] == {} for edit in edits)
         assert rooms.shown_text(reply["event_id"]) == LONG_ANSWER.strip()
         assert last_user_text(provider) == "You: hello"  # the sender's display name
-        session = rooms.data_dir / "sessions" / "helper" / rooms.lobby / f"{question}.jsonl"
-        assert session.is_file()
 
 
 async def test_tool_calls_show_as_lines_before_the_text(tmp_path: Path, provider: ScriptedProvider) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,21 +14,16 @@ import httpx
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import clean_env
+from tests.runtime.serve_process import TURN_KEY, free_port
 from tests.runtime.support import agent_entry, write_config
 
 SERVE = "import sys; from miniroom.cli.serve import serve_command; from argparse import Namespace; " + (
-    "sys.exit(serve_command(Namespace(config=None, host='127.0.0.1', port=int(sys.argv[1]))))"
+    "sys.exit(serve_command(Namespace(config=None, host='127.0.0.1', port=int(sys.argv[1]), insecure=False)))"
 )
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def wait_for_reply(base: str, room: str, text: str, timeout: float = 15) -> dict[str, Any]:
-    """The agent's reply once a client shows it as `text` (with bundled edits, the newest edit's text)."""
+    """The agent's reply once a client shows it complete as `text` (bundled: the newest edit's content)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         page = httpx.get(f"{base}api/rooms/{room}/events", params={"limit": 50, "bundled": "true"}).json()
@@ -37,11 +31,11 @@ def wait_for_reply(base: str, room: str, text: str, timeout: float = 15) -> dict
             if event["sender"] != "@helper:miniroom.local":
                 continue
             edit = event["unsigned"].get("m.relations", {}).get("m.replace")
-            shown = edit["content"]["m.new_content"]["body"] if edit else event["content"]["body"]
-            if shown == text:
+            shown = edit["content"]["m.new_content"] if edit else event["content"]
+            if shown["body"] == text and shown[TURN_KEY]["state"] == "done":
                 return dict(event)
         time.sleep(0.05)
-    raise AssertionError(f"the agent never showed {text!r}")
+    raise AssertionError(f"the agent never showed {text!r} as a complete reply")
 
 
 def test_serve_answers_in_the_web_chat_rooms(tmp_path: Path, provider: ScriptedProvider) -> None:
@@ -67,7 +61,6 @@ def test_serve_answers_in_the_web_chat_rooms(tmp_path: Path, provider: ScriptedP
         assert sent.status_code == 201, sent.text
         reply = wait_for_reply(base, "lobby", "Hello from the runtime")
         assert reply["content"]["m.relates_to"]["event_id"] == sent.json()["event_id"]
-        assert (tmp_path / "miniroom_data" / "tracking" / "answered.jsonl").is_file()
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0, log.read_text()

@@ -452,6 +452,50 @@ def test_drop_after_events_cuts_the_connection(
     assert "after" in follow_up.text
 
 
+def _endpoint(provider: ScriptedProvider, protocol: str) -> str:
+    if protocol == "anthropic":
+        return provider.url + "/v1/messages"
+    return provider.openai_base_url + "/chat/completions"
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+def test_a_silent_reply_sends_nothing_until_the_client_leaves(
+    provider: ScriptedProvider, protocol: str
+) -> None:
+    provider.script(Reply(text="never", silent=True), Reply(text="after"))
+    with httpx.Client(timeout=httpx.Timeout(10, read=0.3)) as impatient:
+        with pytest.raises(httpx.ReadTimeout):
+            impatient.post(_endpoint(provider, protocol), json={"model": "m", "stream": True})
+        follow_up = impatient.post(_endpoint(provider, protocol), json={"model": "m"})
+    assert "after" in follow_up.text
+
+
+@pytest.mark.parametrize(
+    ("protocol", "opening", "ping"),
+    [("anthropic", "event: message_start", "event: ping"), ("openai", 'data: {"id"', ": keep-alive")],
+)
+def test_ping_every_sends_the_opening_event_then_only_pings(
+    provider: ScriptedProvider, client: httpx.Client, protocol: str, opening: str, ping: str
+) -> None:
+    provider.script(Reply(text="never sent", ping_every=0.01), Reply(text="after"))
+    lines: list[str] = []
+    with client.stream(
+        "POST", _endpoint(provider, protocol), json={"model": "m", "stream": True}
+    ) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            lines.append(line)
+            if sum(line.startswith(ping) for line in lines) == 3:
+                break
+    events = [line for line in lines if line and not line.startswith('data: {"type":"ping')]
+    assert events[0].startswith(opening)
+    assert "never sent" not in "".join(lines)
+    assert all(line.startswith(ping) for line in events[2 if protocol == "anthropic" else 1 :])
+    assert (
+        "after" in (anthropic(client, provider) if protocol == "anthropic" else openai(client, provider)).text
+    )
+
+
 def test_drop_without_stream_gives_no_response(provider: ScriptedProvider, client: httpx.Client) -> None:
     provider.script(Reply(text="never", drop_after_events=0))
     with pytest.raises(httpx.RemoteProtocolError):
@@ -659,3 +703,12 @@ def test_command_line_serves_a_script(tmp_path: Path) -> None:
         finally:
             process.terminate()
         assert process.wait(timeout=5) == 0  # SIGTERM ends it cleanly
+
+
+def test_fragment_sets_the_size_of_the_streamed_pieces(
+    provider: ScriptedProvider, client: httpx.Client
+) -> None:
+    provider.script(Reply(text="abcdefgh", fragment=3))
+    response = anthropic(client, provider, stream=True)
+    deltas = [json.loads(data)["delta"] for name, data in sse(response.text) if name == "content_block_delta"]
+    assert [delta["text"] for delta in deltas] == ["abc", "def", "gh"]

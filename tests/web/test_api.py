@@ -110,3 +110,15 @@ async def test_a_room_is_found_by_id_as_well_as_key(api: httpx.AsyncClient, stor
     response = await api.post(f"/api/rooms/{room_id}/messages", json={"body": "by id"})
     assert response.status_code == 201
     assert response.json()["event"]["room_id"] == room_id
+
+
+async def test_a_post_repeated_with_its_txn_id_returns_the_first_event(
+    api: httpx.AsyncClient, store: RoomStore
+) -> None:
+    first = await post(api, "only once", txn_id="page-1")
+    again = await post(api, "only once", txn_id="page-1")
+    other = await post(api, "only once", txn_id="page-2")
+    assert again == first
+    assert other["event_id"] != first["event_id"]
+    bodies = [event["content"]["body"] for event in store.events_after(0)]
+    assert bodies == ["only once", "only once"]

@@ -49,6 +49,14 @@ def refused(response: httpx.Response, status: int, errcode: str, message: str) -
             "thread root $missing is not an event",
         ),
         ({"body": "hi", "reply_to": "$missing"}, 404, "M_NOT_FOUND", "$missing is not an event of room"),
+        (
+            {"body": "hi", "txn_id": 7},
+            400,
+            "M_BAD_JSON",
+            '"txn_id" must be a non-empty text of at most 255 characters, unique per message',
+        ),
+        ({"body": "hi", "txn_id": " "}, 400, "M_BAD_JSON", '"txn_id" must be a non-empty text'),
+        ({"body": "hi", "txn_id": "x" * 256}, 400, "M_BAD_JSON", '"txn_id" must be a non-empty text'),
     ],
 )
 async def test_bad_messages(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,20 +12,21 @@ from typing import Any
 import httpx
 
 from miniroom.agent.context_files import load_context_files, render_context
-from miniroom.agent.profile import ProfileSettings, ResolvedProfile, resolve_profile
+from miniroom.agent.profile import BUILTIN_TOOL_NAMES, ProfileSettings, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
+from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
 from miniroom.engine.agent import Agent, AgentConfig
 from miniroom.engine.retry_policy import load_retry_policy
 from miniroom.engine.session import Session, SessionError, directory_for_cwd
-from miniroom.engine.session_index import find_session_path, latest_session_path
+from miniroom.engine.session_index import find_session_path, latest_session_path, session_id_of
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
-from miniroom.llm.registry import agent_dir_from_env, resolve_model
+from miniroom.llm.models_json import env_value
+from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, known_providers, resolve_model
 from miniroom.llm.stream import RequestOptions
 from miniroom.tools import builtin_tools
 
 log = logging.getLogger(__name__)
-SETTINGS_ENTRY = "settings"
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,18 @@ class SessionChoice:
 
     continue_latest: bool = False
     session_id: str | None = None
-    path: Path | None = None  # this file, created on first use (the room runtime's per-conversation sessions)
+    # This file, created on first use with the id its name ends in (the room runtime's conversations).
+    path: Path | None = None
 
 
 def open_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
+    session = _open_chosen_session(agent_dir, cwd, choice)
+    for warning in session.load_report.warnings(session.path):
+        log.warning(warning)
+    return session
+
+
+def _open_chosen_session(agent_dir: Path, cwd: Path, choice: SessionChoice) -> Session:
     if choice.path is not None:
         return open_session_file(choice.path, cwd)
     if choice.session_id:
@@ -56,7 +65,7 @@ def open_session_file(path: Path, cwd: Path) -> Session:
     """The session stored at `path`, created there (header and all) when it does not exist yet."""
     if path.exists():
         return Session.load(path)
-    return Session.create(path.parent, cwd, path.name)
+    return Session.create(path.parent, cwd, path.name, session_id=session_id_of(path))
 
 
 def session_header_name(model: Model, settings: ProfileSettings) -> str:
@@ -74,25 +83,6 @@ def session_headers(model: Model, settings: ProfileSettings, session_id: str) ->
     return {name: session_id}
 
 
-def _settings_from_entry(entry: dict[str, Any] | None) -> ProfileSettings:
-    stored: dict[str, Any] = (entry or {}).get("settings") or {}
-    values: dict[str, Any] = {}
-    for field in dataclasses.fields(ProfileSettings):
-        if field.name in stored:
-            value = stored[field.name]
-            values[field.name] = tuple(value) if isinstance(value, list) else value
-    return ProfileSettings(**values)
-
-
-def frozen_settings(session: Session, resolved: ResolvedProfile) -> ProfileSettings:
-    """Settings freeze when a session is created: a resumed session keeps the ones it started with."""
-    entry = session.latest(SETTINGS_ENTRY)
-    if entry is None:
-        session.append(SETTINGS_ENTRY, profile=resolved.name, settings=dataclasses.asdict(resolved.settings))
-        return resolved.settings
-    return _settings_from_entry(entry)
-
-
 def choose_thinking(
     settings: ProfileSettings, suffix: ThinkingLevel | None, session: Session
 ) -> ThinkingLevel:
@@ -102,7 +92,20 @@ def choose_thinking(
     return settings.thinking_level or suffix or stored_level or DEFAULT_THINKING_LEVEL
 
 
-def build_prompt(cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any]) -> str:
+ToolFilter = Callable[[str], bool]
+
+
+def tool_filter(settings: ProfileSettings, allowlist: Collection[str] | None) -> ToolFilter:
+    """The profile's tool choice, narrowed by an allowlist of built-in tool names (None: no narrowing)."""
+    if allowlist is None:
+        return settings.tool_enabled
+    allowed = frozenset(allowlist)
+    return lambda name: settings.tool_enabled(name) and (name not in BUILTIN_TOOL_NAMES or name in allowed)
+
+
+def build_prompt(
+    cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any], enabled: ToolFilter
+) -> str:
     base = settings.system_prompt or BASE_PROMPT
     parts = [system_prompt(cwd, base)]
     context = render_context(
@@ -110,7 +113,7 @@ def build_prompt(cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: 
     )
     if context:
         parts.append(context)
-    if skills and settings.tool_enabled("load_skill"):
+    if skills and enabled("load_skill"):
         parts.append(render_skill_list(skills, load_skill_enabled=True))
     return "\n\n".join(parts)
 
@@ -123,6 +126,8 @@ def request_options(
         thinking_budget=settings.thinking_budget,
         max_tokens=settings.max_output_tokens,
         headers=session_headers(model, settings, session.id),
+        first_byte_timeout=settings.first_byte_timeout,
+        idle_timeout=settings.idle_timeout,
     )
 
 
@@ -151,17 +156,25 @@ def build_agent(
     choice: SessionChoice,
     client: httpx.AsyncClient | None = None,
     model_variables: Mapping[str, str] | None = None,
+    *,
+    project_dir: Path | None = None,
+    extra_prompt: str = "",
+    tool_allowlist: Collection[str] | None = None,
 ) -> Agent:
-    """Resolve profile and model, open the session (recording changes) and assemble the agent."""
+    """Resolve profile and model, open the session (recording changes) and assemble the agent.
+
+    `project_dir` holds the `.miniroom/` settings (default: `cwd`); `extra_prompt` ends the system prompt.
+    """
     agent_dir = agent_dir_from_env(env)
-    resolved = resolve_profile(cwd, env, model_variables or {})
+    settings_dir = cwd if project_dir is None else project_dir
+    resolved = resolve_profile(settings_dir, env, model_variables or {})
     for warning in resolved.warnings:
         log.warning(warning)
-    retry, retry_warnings = load_retry_policy(cwd)
+    retry, retry_warnings = load_retry_policy(settings_dir)
     for warning in retry_warnings:
         log.warning(warning)
     session = open_session(agent_dir, cwd, choice)
-    settings = frozen_settings(session, resolved)
+    session, settings, retry = frozen_settings(session, resolved, retry, same_path=choice.path is not None)
     model, suffix = resolve_model(
         model_name or env.get("MODEL") or _stored_model_name(session) or None, env, agent_dir
     )
@@ -169,11 +182,12 @@ def build_agent(
     record_model(session, model, thinking)
     session.repair_interrupted_tool_calls()
     skills = discover_skills(cwd, agent_dir)
-    tools = [tool for tool in builtin_tools(skills) if settings.tool_enabled(tool.name)]
+    enabled = tool_filter(settings, tool_allowlist)
+    prompt = build_prompt(cwd, agent_dir, settings, skills, enabled)
     config = AgentConfig(
         model=model,
-        system_prompt=build_prompt(cwd, agent_dir, settings, skills),
-        tools=tools,
+        system_prompt=f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt,
+        tools=[tool for tool in builtin_tools(skills) if enabled(tool.name)],
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,
@@ -182,13 +196,9 @@ def build_agent(
             "parallelBashThreads": settings.parallel_bash_threads,
         },
         retry=retry,
+        max_model_requests=settings.max_model_requests,
     )
     return Agent(config, session, client)
-
-
-def session_settings(session: Session) -> ProfileSettings:
-    """The settings a session was created with (built-in defaults for a session that recorded none)."""
-    return _settings_from_entry(session.latest(SETTINGS_ENTRY))
 
 
 def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:
@@ -200,6 +210,14 @@ def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:
 
 def switch_model(agent: Agent, name: str, env: Mapping[str, str]) -> None:
     """Switch the model mid-dialog, losing nothing; a `:level` suffix switches thinking too."""
+    if "/" not in name and not env_value(env, "MINI_PROVIDER"):
+        # Without MINI_PROVIDER a bare name would become a `custom` model at MINI_BASE_URL: a typo then
+        # only shows at the next request, so the switch must name the provider.
+        current = agent.config.model
+        raise ModelConfigError(
+            f'"{name}" names no provider: write provider/model, e.g. "{current.provider}/{name}" (now '
+            f"{current.ref}), or set MINI_PROVIDER. Providers: {', '.join(known_providers())}."
+        )
     model, suffix = resolve_model(name, env, agent_dir_from_env(env))
     settings = session_settings(agent.session)
     _apply(agent, model, settings.thinking_level or suffix or agent.config.request_options.thinking_level)

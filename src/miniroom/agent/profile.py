@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, tool_name_problem
+from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES as BUILTIN_TOOL_NAMES
+from miniroom.agent.tool_names import tool_name_problem
 from miniroom.agent.variables import ProfileError as ProfileError
 from miniroom.agent.variables import VariableProblem as VariableProblem
 from miniroom.agent.variables import parse_variables as parse_variables
@@ -50,6 +51,9 @@ class ProfileSettings:
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] | None = None
     tool_call_timeout: int = 300
+    first_byte_timeout: int = 60  # seconds for a provider's response to start
+    idle_timeout: int = 180  # seconds a provider's reply may bring no content (pings do not count)
+    max_model_requests: int = 200  # model requests one turn may make; a runaway tool loop stops there
     max_output_tokens: int | None = None  # None: the model's own ceiling
     thinking_budget: int = 65536
     thinking_level: ThinkingLevel | None = None  # None: the level from the model name or the session
@@ -126,6 +130,9 @@ class ProfileFields(SettingsModel):
     enabled_tools: list[ToolName] | None = None
     disabled_tools: list[ToolName] | None = None
     tool_call_timeout: OptionalPositiveWhole = None
+    first_byte_timeout: OptionalPositiveWhole = None
+    idle_timeout: OptionalPositiveWhole = None
+    max_model_requests: OptionalPositiveWhole = None
     max_output_tokens: OptionalPositiveWhole = None
     thinking_budget: OptionalPositiveWhole = None
     thinking_level: Annotated[ThinkingLevel | None, BeforeValidator(_yaml_off)] = None

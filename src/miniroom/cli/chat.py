@@ -12,7 +12,7 @@ from typing import TextIO
 
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import CommandError, agent_from_args, fail
-from miniroom.cli.render import first_line, notice_line, tool_text, usage_line
+from miniroom.cli.render import first_line, notice_line, recreation_line, tool_text, usage_line
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
 from miniroom.llm.messages import Usage
@@ -100,6 +100,8 @@ def chat_loop(agent: Agent, runner: asyncio.Runner) -> None:
     view = ChatView(sys.stdout, agent.session_usage)
     agent.subscribe(view)
     print(f"miniroom chat · {agent.config.model.ref} · session {agent.session.id[:8]} · /help for help")
+    if (recreated := recreation_line(agent.session)) is not None:
+        print(recreated)
     todos = latest_todos(agent.messages)
     if todos:  # a resumed chat shows where its task list stands
         print(render_todos(todos))

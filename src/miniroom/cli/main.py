@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default="127.0.0.1", help="web chat address (embedded rooms)")
     serve.add_argument("--port", type=int, default=8765, help="web chat port (embedded rooms)")
+    serve.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a --host other machines can reach without MINIROOM_API_TOKEN (anyone there can use it)",
+    )
 
     config = commands.add_parser("config", help="check the project's settings files")
     config_commands = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)

@@ -8,6 +8,8 @@ from typing import Any
 
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
+from miniroom.engine.notices import retry_line
+from miniroom.engine.session import Session
 from miniroom.engine.tool import ToolResult
 from miniroom.llm.messages import Usage
 from miniroom.llm.serialize import usage_to_dict
@@ -23,6 +25,40 @@ def session_record(agent: Agent) -> dict[str, Any]:
         "model": model.ref,
         "thinking": agent.config.request_options.thinking_level,
     }
+
+
+def recreation_record(session: Session) -> dict[str, Any] | None:
+    """The `session_recreated` record when this session took over another's history, else None."""
+    recreated = session.recreated_from
+    if recreated is None:
+        return None
+    return {
+        "type": "session_recreated",
+        "id": session.id,
+        "previous": recreated.previous_id,
+        "previous_path": str(recreated.previous_path),
+        "changed": {name: {"was": was, "now": now} for name, (was, now) in recreated.changes.items()},
+    }
+
+
+def recreation_line(session: Session) -> str | None:
+    """What people are told when the settings changed since the session they resumed, else None."""
+    recreated = session.recreated_from
+    if recreated is None:
+        return None
+    changes = ", ".join(
+        f"{name} {_shown(was)} → {_shown(now)}" for name, (was, now) in recreated.changes.items()
+    )
+    return (
+        f"⟳ the settings changed since session {recreated.previous_id[:8]} ({changes}): the conversation "
+        f"goes on in a new session {session.id[:8]} with the new settings"
+    )
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "unset"
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def tool_text(result: ToolResult) -> str:
@@ -94,10 +130,7 @@ def usage_line(turn: Usage, session: Usage) -> str:
 def notice_line(event: ev.AgentEvent) -> str | None:
     """The one-line notice people see for retries and compactions, or None."""
     if isinstance(event, ev.RetryScheduled):
-        return (
-            f"⚠ {event.model}: attempt {event.attempt} of {event.max_attempts} failed ({event.cause}); "
-            f"retrying in {event.wait_seconds:g} s"
-        )
+        return retry_line(event)
     if isinstance(event, ev.Compacted):
         return (
             f"⟳ context compacted ({event.reason}): {event.tokens_before:,} → {event.tokens_after:,} tokens"

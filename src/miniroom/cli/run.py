@@ -10,7 +10,14 @@ import signal
 import sys
 
 from miniroom.cli.common import CommandError, agent_from_args, fail
-from miniroom.cli.render import error_record, event_record, notice_line, session_record
+from miniroom.cli.render import (
+    error_record,
+    event_record,
+    notice_line,
+    recreation_line,
+    recreation_record,
+    session_record,
+)
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
 
@@ -74,8 +81,12 @@ def run_command(args: argparse.Namespace) -> int:
     output = _JsonOutput(agent)
     if args.json:
         _print_json(session_record(agent))
+        if (recreated := recreation_record(agent.session)) is not None:
+            _print_json(recreated)
         agent.subscribe(output)
     else:
+        if (line := recreation_line(agent.session)) is not None:
+            print(line, file=sys.stderr, flush=True)
         agent.subscribe(_notice_listener)
     ended = asyncio.run(_run(agent, prompt))
     if output.closed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import os
 import signal
@@ -18,6 +19,7 @@ from miniroom.cli.common import fail
 from miniroom.rooms.config import ConfigError, RoomsConfig
 from miniroom.rooms.model_variables import load_checked_config
 from miniroom.rooms.runtime import RoomRuntime, config_path, data_dir_for
+from miniroom.rooms.runtime.agents import model_problems
 from miniroom.rooms.transport import RoomTransport
 
 if TYPE_CHECKING:
@@ -47,7 +49,56 @@ def listen(host: str, port: int) -> socket.socket:
         raise OSError(f"cannot listen on {host}:{port} ({reason}); choose another --port") from None
 
 
-def create_backend(config: RoomsConfig, data_dir: Path, host: str, port: int) -> Backend:
+@dataclass(frozen=True)
+class WebOptions:
+    """Where the web chat listens; `insecure` serves other machines without MINIROOM_API_TOKEN."""
+
+    host: str
+    port: int
+    insecure: bool = False
+
+
+@dataclass(frozen=True)
+class ServePaths:
+    """The folder of config.yaml (whose `.miniroom/` holds the agents' settings) and the data folder."""
+
+    project_dir: Path
+    data_dir: Path
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether only this machine can reach `host`; a name other than localhost may resolve to anything."""
+    if host.casefold() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def exposure_problem(web: WebOptions, token_variable: str, env: Mapping[str, str]) -> str | None:
+    """Why the web chat must not start: other machines could reach it, with no token and no --insecure."""
+    if env.get(token_variable) or web.insecure or is_loopback_host(web.host):
+        return None
+    return (
+        f"--host {web.host} can be reached from other machines, but {token_variable} is not set, so anyone "
+        f"there could use the agents and their tools. Set {token_variable} to a secret (clients then send "
+        "Authorization: Bearer <token>), or pass --insecure to serve without one."
+    )
+
+
+def warn_if_open(web: WebOptions, token_variable: str, env: Mapping[str, str]) -> None:
+    if web.insecure and not env.get(token_variable) and not is_loopback_host(web.host):
+        log.warning(
+            "INSECURE (--insecure): the web chat and its API on %s:%d take requests from anyone who can "
+            "reach this address, with no token, and can make the agents run commands; set %s instead",
+            web.host,
+            web.port,
+            token_variable,
+        )
+
+
+def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions) -> Backend:
     """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used."""
     if config.matrix is not None:
         from miniroom.transports.matrix import MatrixTransport
@@ -57,10 +108,11 @@ def create_backend(config: RoomsConfig, data_dir: Path, host: str, port: int) ->
     from miniroom.transports.embedded.store import RoomStore
     from miniroom.transports.embedded.transport import EmbeddedTransport
 
+    host, port = web.host, web.port
     listening = listen(host, port)
     store = RoomStore.open(data_dir)
     names = {key: room.display_name for key, room in config.rooms.items() if room.display_name}
-    server = build_server(create_app(store), host=host, port=port)
+    server = build_server(create_app(store, insecure=web.insecure), host=host, port=port)
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
 
     def close() -> None:
@@ -94,10 +146,13 @@ async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
         await asyncio.gather(*tasks, waiting, return_exceptions=True)
 
 
-async def serve(config: RoomsConfig, data_dir: Path, host: str, port: int, env: Mapping[str, str]) -> None:
-    backend = create_backend(config, data_dir, host, port)
+async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Mapping[str, str]) -> None:
+    data_dir = paths.data_dir
+    for problem in model_problems(config, env):
+        log.warning(problem)
+    backend = create_backend(config, data_dir, web)
     try:
-        runtime = RoomRuntime(config, backend.transport, data_dir, env=env)
+        runtime = RoomRuntime(config, backend.transport, data_dir, env=env, project_dir=paths.project_dir)
         await runtime.start()
         log.info(
             "Serving %d agent(s) in %d room(s); data in %s", len(config.agents), len(config.rooms), data_dir
@@ -115,10 +170,18 @@ def serve_command(args: argparse.Namespace) -> int:
         config = load_checked_config(path)
     except ConfigError as error:
         return fail(str(error))
-    data_dir = data_dir_for(path, env)
+    web = WebOptions(args.host, args.port, args.insecure)
+    if config.matrix is None:  # embedded rooms: the web chat listens on --host
+        from miniroom.server import TOKEN_VARIABLE
+
+        problem = exposure_problem(web, TOKEN_VARIABLE, env)
+        if problem is not None:
+            return fail(problem)
+        warn_if_open(web, TOKEN_VARIABLE, env)
+    paths = ServePaths(project_dir=path.resolve().parent, data_dir=data_dir_for(path, env))
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        asyncio.run(serve(config, data_dir, args.host, args.port, env))
+        paths.data_dir.mkdir(parents=True, exist_ok=True)
+        asyncio.run(serve(config, paths, web, env))
     except KeyboardInterrupt:
         return 130
     except (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -21,6 +22,8 @@ def _list(agent_dir: Path, args: argparse.Namespace) -> int:
         print("No sessions yet." if args.all else "No sessions in this folder yet (try --all).")
         return 0
     for info in infos:
+        for warning in info.warnings:
+            print(f"miniroom: {warning}", file=sys.stderr)
         when = datetime.fromtimestamp(info.modified).strftime("%Y-%m-%d %H:%M")
         where = f"  {info.cwd}" if args.all else ""
         print(f"{info.id}  {when}  {info.message_count:>4} msgs  {first_line(info.first_prompt, 60)}{where}")
@@ -29,10 +32,12 @@ def _list(agent_dir: Path, args: argparse.Namespace) -> int:
 
 def _show(agent_dir: Path, session_id: str) -> int:
     session = Session.load(find_session_path(agent_dir, session_id))
+    for warning in session.load_report.warnings(session.path):
+        print(f"miniroom: {warning}", file=sys.stderr)
     print(f"session {session.id}\nfolder  {session.cwd}\nfile    {session.path}\n")
-    for message in session.messages():
+    for message in session.history():
         if isinstance(message, UserMessage):
-            print(f"user: {first_line(' '.join(getattr(b, 'text', '') for b in message.content))}")
+            print(f"user: {first_line(message.text)}")
         elif isinstance(message, AssistantMessage):
             calls = ", ".join(call.name for call in message.tool_calls)
             print(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,15 +17,20 @@ from miniroom.engine.compaction import (
     SUMMARIZER_PROMPT,
     choose_first_kept,
     context_tokens,
+    estimate_text_tokens,
+    estimate_tokens,
     file_activity,
+    last_reported,
     needs_compaction,
     summary_request,
+    token_ratio,
 )
-from miniroom.engine.retry_policy import RetryPolicy
+from miniroom.engine.model_context import model_context
+from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
 from miniroom.engine.tool import DEFAULT_TOOL_CALL_TIMEOUT, Tool, ToolContext, ToolError, ToolResult
 from miniroom.llm import events as llm_events
-from miniroom.llm.errors import ErrorKind, ProviderError
+from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.http import make_client
 from miniroom.llm.messages import (
     AssistantMessage,
@@ -55,15 +61,31 @@ class AgentConfig:
     tool_timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
     tool_settings: dict[str, Any] = field(default_factory=dict)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
 
 
-def model_context(messages: list[Message]) -> list[Message]:
-    """What the model is sent: failed attempts and empty aborted answers stay in the session, not here."""
-    return [m for m in messages if not (isinstance(m, AssistantMessage) and _left_out(m))]
+def _running_estimates(messages: list[Message]) -> list[int]:
+    totals = [0]
+    for message in messages:
+        totals.append(totals[-1] + estimate_tokens(message))
+    return totals
 
 
-def _left_out(message: AssistantMessage) -> bool:
-    return message.stop_reason == "error" or (message.stop_reason == "aborted" and not message.content)
+def request_limit_failure(limit: int) -> ProviderFailure:
+    message = (
+        f"the turn stopped after {limit} model requests, the most one turn may make, while the model was "
+        "still calling tools. Send a message to go on, or raise maxModelRequests in the profile "
+        "(MINI_PROFILE_MAX_MODEL_REQUESTS)."
+    )
+    return ProviderFailure(ErrorKind.REQUEST_LIMIT, message)
+
+
+def _waited_too_long(failure: ProviderFailure, wait: float) -> ProviderFailure:
+    note = (
+        f" The provider asks to wait {wait:g} s before the next attempt, longer than the "
+        f"{MAX_RETRY_AFTER_SECONDS:g} s miniroom waits within a turn: try again later."
+    )
+    return replace(failure, message=failure.message + note)
 
 
 class Agent:
@@ -76,6 +98,9 @@ class Agent:
         self.session = session
         self.client = client
         self.messages: list[Message] = session.messages()
+        self._estimates = _running_estimates(self.messages)  # [i]: estimated tokens of messages[:i]
+        self._ratio = 1.0  # the provider's tokens per estimated token, as last measured
+        self._overhead: tuple[AgentConfig, int] | None = None  # the estimate for the config it was made for
         self.session_usage = session.total_usage()
         # after a compaction, the kept messages' reported usage measured the old, longer context
         self._usage_valid_from = len(self.messages) if session.latest("compaction") else 0
@@ -106,10 +131,16 @@ class Agent:
 
     async def prompt(self, text: str) -> ev.TurnEnded:
         """Run one turn for a user message, until the model stops calling tools, fails or is aborted."""
+        self._record(UserMessage.of_text(text))
+        return await self.continue_turn()
+
+    async def continue_turn(self) -> ev.TurnEnded:
+        """Run the turn of the user message the session already ends with (one a restart cut short)."""
+        if not self.messages or not isinstance(self.messages[-1], UserMessage):
+            raise ValueError(f"{self.session.path} does not end with a user message to answer")
         self._aborted = False
         turn_usage = Usage()
-        self._record(UserMessage.of_text(text))
-        while True:
+        for _ in range(self.config.max_model_requests):
             message, error = await self._request(turn_usage)
             if error is not None or message.stop_reason == "aborted" or not message.tool_calls:
                 return self._end_turn(message, turn_usage, error)
@@ -117,14 +148,18 @@ class Agent:
                 self._record(result)
             if self._aborted:
                 return self._end_turn(message, turn_usage, None)
+        return self._end_turn(message, turn_usage, request_limit_failure(self.config.max_model_requests))
 
-    def _end_turn(self, message: AssistantMessage, usage: Usage, error: ProviderError | None) -> ev.TurnEnded:
+    def _end_turn(
+        self, message: AssistantMessage, usage: Usage, error: ProviderFailure | None
+    ) -> ev.TurnEnded:
         ended = ev.TurnEnded(message, usage, error, aborted=self._aborted)
         self._emit(ended)
         return ended
 
     def _record(self, message: Message) -> None:
         self.messages.append(message)
+        self._estimates.append(self._estimates[-1] + estimate_tokens(message))
         self.session.append_message(message)
 
     async def _abortable(self, work: Awaitable[T]) -> T:
@@ -137,9 +172,10 @@ class Agent:
         finally:
             self._inner = None
 
-    async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderError | None]:
+    async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         """One model answer: compacting first when the context is full, retrying transient failures."""
-        if needs_compaction(self.messages, self.config.model.context_window, self._usage_valid_from):
+        window = self.config.model.context_window
+        if needs_compaction(self.messages, window, self._usage_valid_from, self._calibrated_ratio()):
             await self.compact("threshold", turn_usage)
         policy = self.config.retry
         attempt, overflow_compacted = 1, False
@@ -153,20 +189,21 @@ class Agent:
                     continue
             if not error.retryable or attempt >= policy.max_attempts:
                 return message, error
+            wait = policy.wait_before(error.retry_after)
+            if wait > MAX_RETRY_AFTER_SECONDS:
+                return message, _waited_too_long(error, wait)
             self._emit(
-                ev.RetryScheduled(
-                    self.config.model.ref, attempt, policy.max_attempts, str(error), policy.interval_seconds
-                )
+                ev.RetryScheduled(self.config.model.ref, attempt, policy.max_attempts, str(error), wait)
             )
             try:
-                await self._abortable(asyncio.sleep(policy.interval_seconds))
+                await self._abortable(asyncio.sleep(wait))
             except asyncio.CancelledError:
                 if not self._aborted:
                     raise
                 return self._aborted_message(""), None
             attempt += 1
 
-    async def _attempt(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderError | None]:
+    async def _attempt(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         partial: list[str] = []
         context = Context(
             self.config.system_prompt, model_context(self.messages), [tool.spec for tool in self.config.tools]
@@ -210,7 +247,8 @@ class Agent:
         previous, entries = self.session.context_entries()
         # on overflow the provider refused this context: keep only the current turn verbatim
         keep = 0 if reason == "overflow" else min(KEEP_RECENT_TOKENS, self.config.model.context_window // 4)
-        cut = choose_first_kept(entries, keep)
+        ratio = self._calibrated_ratio()
+        cut = choose_first_kept(entries, keep, ratio)
         if cut == 0:
             return False
         older = [message_from_dict(entry["message"]) for entry in entries[:cut]]
@@ -228,19 +266,39 @@ class Agent:
         summary = "\n\n".join(
             part for part in (done.message.text.strip(), file_activity(older).render()) if part
         )
-        tokens_before = context_tokens(self.messages, self._usage_valid_from)
+        tokens_before = context_tokens(self.messages, self._usage_valid_from, ratio)
         first_kept = entries[cut]["id"] if cut < len(entries) else None
         self.session.append(
             "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before
         )
         self.messages = self.session.messages()
+        self._estimates = _running_estimates(self.messages)
         self._usage_valid_from = len(self.messages)
         self._emit(
             ev.Compacted(
-                reason, tokens_before, context_tokens(self.messages, self._usage_valid_from), summary
+                reason,
+                tokens_before,
+                context_tokens(self.messages, self._usage_valid_from, ratio),
+                summary,
             )
         )
         return True
+
+    def _calibrated_ratio(self) -> float:
+        """Provider tokens per estimated token, from its newest count of this context (else the last one)."""
+        last = last_reported(self.messages, self._usage_valid_from)
+        if last is not None:
+            index, reported = last
+            self._ratio = token_ratio(reported, self._overhead_tokens() + self._estimates[index + 1])
+        return self._ratio
+
+    def _overhead_tokens(self) -> int:
+        """The estimate of what every request carries besides the messages: the prompt and tool schemas."""
+        if self._overhead is None or self._overhead[0] is not self.config:
+            schemas = json.dumps([asdict(tool.spec) for tool in self.config.tools])
+            tokens = estimate_text_tokens(self.config.system_prompt) + estimate_text_tokens(schemas)
+            self._overhead = (self.config, tokens)
+        return self._overhead[1]
 
     def _aborted_message(self, text: str) -> AssistantMessage:
         model = self.config.model

@@ -42,7 +42,7 @@ conversation; only summarize it."""
 
 
 def estimate_tokens(message: Message) -> int:
-    """A rough count (characters / 4), enough to decide when to compact and what to keep."""
+    """A rough count (characters / 4); `token_ratio` calibrates it against what the provider reports."""
     chars = 0
     images = 0
     for block in message.content:
@@ -57,8 +57,12 @@ def estimate_tokens(message: Message) -> int:
     return chars // 4 + images * IMAGE_TOKENS
 
 
-def context_tokens(messages: Sequence[Message], usage_valid_from: int = 0) -> int:
-    """Tokens of the context: the last reported usage plus an estimate of what came after it.
+def estimate_text_tokens(text: str) -> int:
+    return len(text) // 4
+
+
+def last_reported(messages: Sequence[Message], usage_valid_from: int = 0) -> tuple[int, int] | None:
+    """(index, tokens) of the newest answer whose usage measured the context as it is now.
 
     Usage reported before `usage_valid_from` measured a context that a compaction has since replaced."""
     for index in range(len(messages) - 1, usage_valid_from - 1, -1):
@@ -67,23 +71,48 @@ def context_tokens(messages: Sequence[Message], usage_valid_from: int = 0) -> in
             usage = message.usage
             reported = usage.input + usage.cache_read + usage.cache_write + usage.output
             if reported:
-                return reported + sum(estimate_tokens(m) for m in messages[index + 1 :])
-    return sum(estimate_tokens(m) for m in messages)
+                return index, reported
+    return None
+
+
+def token_ratio(reported: int, estimated: int) -> float:
+    """How many tokens the provider counted per estimated token of the same context: CJK text or base64 is
+    far more tokens than characters / 4. At least 1: an estimate is never trusted below characters / 4."""
+    return max(1.0, reported / estimated) if estimated > 0 else 1.0
+
+
+def context_tokens(messages: Sequence[Message], usage_valid_from: int = 0, ratio: float = 1.0) -> int:
+    """Tokens of the context: the last reported usage, plus the estimate (times `ratio`, see `token_ratio`)
+    of what came after it; the whole estimate when nothing was reported."""
+    last = last_reported(messages, usage_valid_from)
+    if last is None:
+        return round(ratio * sum(estimate_tokens(m) for m in messages))
+    index, reported = last
+    return reported + round(ratio * sum(estimate_tokens(m) for m in messages[index + 1 :]))
 
 
 def needs_compaction(
-    messages: Sequence[Message], context_window: int, usage_valid_from: int = 0, reserve: int = RESERVE_TOKENS
+    messages: Sequence[Message],
+    context_window: int,
+    usage_valid_from: int = 0,
+    ratio: float = 1.0,
+    reserve: int = RESERVE_TOKENS,
 ) -> bool:
-    return context_tokens(messages, usage_valid_from) > max(context_window - reserve, context_window // 2)
+    tokens = context_tokens(messages, usage_valid_from, ratio)
+    return tokens > max(context_window - reserve, context_window // 2)
 
 
-def choose_first_kept(entries: Sequence[dict[str, Any]], keep_recent_tokens: int = KEEP_RECENT_TOKENS) -> int:
-    """Index of the first entry kept verbatim: a user message, so no tool call is split from its result."""
-    kept = 0
+def choose_first_kept(
+    entries: Sequence[dict[str, Any]], keep_recent_tokens: int = KEEP_RECENT_TOKENS, ratio: float = 1.0
+) -> int:
+    """Index of the first entry kept verbatim: a user message, so no tool call is split from its result.
+
+    `ratio` (see `token_ratio`) turns the estimate of each message into the provider's count."""
+    kept = 0.0
     cut = 0  # no user message to cut at: nothing can be compacted
     for index in range(len(entries) - 1, -1, -1):
         message = entries[index]["message"]
-        kept += estimate_tokens(message_from_dict(message))
+        kept += estimate_tokens(message_from_dict(message)) * ratio
         if message.get("role") == "user":
             cut = index
             if kept >= keep_recent_tokens:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from miniroom.engine.tool import ToolResult
-from miniroom.llm.errors import ProviderError
+from miniroom.llm.errors import ProviderFailure
 from miniroom.llm.events import TextDelta, ThinkingDelta  # the model's deltas reach UIs as they are
 from miniroom.llm.messages import AssistantMessage, Usage
 
@@ -61,7 +61,7 @@ class TurnEnded:
 
     message: AssistantMessage
     usage: Usage
-    error: ProviderError | None = None
+    error: ProviderFailure | None = None
     aborted: bool = False
 
 

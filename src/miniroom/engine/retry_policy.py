@@ -17,6 +17,8 @@ from miniroom.engine.yaml_source import (
 )
 
 RETRY_FILE = Path(".miniroom") / "retry.yml"
+# A provider asking for a longer wait is out of service for now: the turn fails and says so instead.
+MAX_RETRY_AFTER_SECONDS = 900.0
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,11 @@ class RetryPolicy:
 
     interval_seconds: float = 60
     max_attempts: int = 10
+
+    def wait_before(self, retry_after: float | None) -> float:
+        """The pause before the next attempt: the provider's retry-after when it is longer than ours, since
+        retrying earlier would only fail again."""
+        return max(self.interval_seconds, retry_after or 0.0)
 
 
 class RetryFile(SettingsModel):

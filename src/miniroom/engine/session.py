@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import secrets
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-import orjson
-
+from miniroom.engine.session_file import LoadReport, read_session_lines
 from miniroom.llm.messages import (
     Message,
     TextContent,
@@ -24,12 +20,13 @@ from miniroom.llm.messages import (
     UserContent,
     UserMessage,
 )
-from miniroom.llm.serialize import MessageFormatError, message_from_dict, message_to_dict, usage_from_dict
+from miniroom.llm.serialize import message_from_dict, message_to_dict, usage_from_dict
 
 SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (
     "The tool call was interrupted before it finished (the process stopped); it has no result."
 )
+REWIND_ENTRY, REWIND_TYPE = "custom", "rewind"  # marks where a conversation continues after a rewind
 
 
 class SessionError(Exception):
@@ -40,20 +37,29 @@ def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@dataclass
-class LoadReport:
-    """What loading had to skip: torn or unreadable lines are reported, never silently dropped."""
+@dataclass(frozen=True)
+class Recreation:
+    """Why a session began with another session's history: what changed, each as (was, now)."""
 
-    skipped_lines: list[int] = field(default_factory=list)
+    previous_id: str
+    previous_path: Path  # where the previous session's file is now
+    changes: dict[str, tuple[Any, Any]]
 
 
 class Session:
     """One session file. Entries are only ever appended; the leaf is the last appended entry."""
 
-    def __init__(self, path: Path, header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        header: dict[str, Any],
+        entries: list[dict[str, Any]],
+        messages: dict[str, Message] | None = None,
+    ) -> None:
         self.path = path
         self.header = header
         self.entries = entries
+        self._messages = messages if messages is not None else {}  # message entry id -> its message
         self._by_id = {entry["id"]: entry for entry in entries}
         self.leaf_id: str | None = entries[-1]["id"] if entries else None
         self._branch: list[dict[str, Any]] | None = None  # root..leaf, built once, extended on append
@@ -61,6 +67,7 @@ class Session:
         self._file: TextIO | None = None
         self._torn_tail = False
         self.load_report = LoadReport()
+        self.recreated_from: Recreation | None = None  # set on the session `recreate` made
 
     @property
     def id(self) -> str:
@@ -71,10 +78,19 @@ class Session:
         return str(self.header.get("cwd", ""))
 
     @classmethod
-    def create(cls, directory: Path, cwd: Path, file_name: str | None = None) -> Session:
-        """A new session file in `directory`, named by its start time and id unless `file_name` is given."""
+    def create(
+        cls,
+        directory: Path,
+        cwd: Path,
+        file_name: str | None = None,
+        parent_session: Path | None = None,
+        *,
+        session_id: str | None = None,
+    ) -> Session:
+        """A new session file in `directory`, named by its start time and id unless `file_name` is given;
+        `parent_session` is the file whose history it continues (Pi's `parentSession`)."""
         directory.mkdir(parents=True, exist_ok=True)
-        session_id = str(uuid.uuid4())
+        session_id = session_id or str(uuid.uuid4())
         stamp = _now_iso().replace(":", "-").replace(".", "-")
         path = directory / (file_name or f"{stamp}_{session_id}.jsonl")
         header = {
@@ -83,25 +99,64 @@ class Session:
             "id": session_id,
             "timestamp": _now_iso(),
             "cwd": str(cwd),
+            **({"parentSession": str(parent_session)} if parent_session else {}),
         }
         session = cls(path, header, [])
         session._write_line(header)
         return session
 
     @classmethod
+    def recreate(
+        cls, previous: Session, changes: dict[str, tuple[Any, Any]], same_path: bool = False
+    ) -> Session:
+        """A new session that goes on with `previous`'s history, entry by entry (ids kept, so a compaction
+        still finds what it kept); the previous file stays as it is. With `same_path` the new session takes
+        over the previous file's name and id (a caller that always opens one path) and the previous file is
+        kept beside it as `<name>.<time>.bak`, out of the session listings; else the new file is the folder's
+        newest session."""
+        previous.close()
+        folder, name = previous.path.parent, previous.path.name
+        stamp = _now_iso().replace(":", "-").replace(".", "-")
+        kept_at = previous.path.with_name(f"{name}.{stamp}.bak")
+        session = cls.create(
+            folder,
+            Path(previous.cwd),
+            f".{name}.new" if same_path else None,
+            kept_at if same_path else previous.path,
+            session_id=previous.id if same_path else None,
+        )
+        for entry in previous.branch():
+            session._copy(entry, previous)
+        session.close()
+        if same_path:
+            previous.path.rename(kept_at)
+            session.path = session.path.replace(previous.path)
+        session.recreated_from = Recreation(previous.id, kept_at if same_path else previous.path, changes)
+        return session
+
+    def _copy(self, entry: dict[str, Any], source: Session) -> None:
+        copied = {**entry, "parentId": self.leaf_id}
+        self._write_line(copied)
+        self.entries.append(copied)
+        self._by_id[copied["id"]] = copied
+        if copied["type"] == "message":
+            self._messages[copied["id"]] = source._message_of(entry)
+        self.leaf_id = copied["id"]
+        self._branch = None
+
+    @classmethod
     def load(cls, path: Path) -> Session:
-        """Read a session file; a torn last line (killed process) or a bad line is skipped and reported."""
+        """Read a session file; damaged lines and a torn last line (a killed process) are skipped and
+        reported in `load_report`, and the entries after them keep their place in the history."""
         try:
             raw = path.read_bytes()
         except OSError as error:
             raise SessionError(f"Cannot read session file {path}: {error.strerror}") from None
-        with gc_paused():
-            records, report = _parse_lines(raw)
-        if not records or records[0].get("type") != "session":
+        read = read_session_lines(raw)
+        if read.header is None or read.header.get("type") != "session":
             raise SessionError(f"{path} is not a session file: its first line is not a session header.")
-        entries = [r for r in records[1:] if isinstance(r.get("id"), str)]
-        session = cls(path, records[0], entries)
-        session.load_report = report
+        session = cls(path, read.header, read.entries, read.messages)
+        session.load_report = read.report
         session._torn_tail = bool(raw) and not raw.endswith(b"\n")
         return session
 
@@ -135,7 +190,22 @@ class Session:
         return entry
 
     def append_message(self, message: Message) -> dict[str, Any]:
-        return self.append("message", message=message_to_dict(message))
+        entry = self.append("message", message=message_to_dict(message))
+        self._messages[entry["id"]] = message
+        return entry
+
+    def rewind(self, entry_id: str, reason: str) -> None:
+        """Continue from `entry_id`: the entries after it stay in the file, on a side branch.
+
+        A `custom` entry (Pi's type for data outside the model's context) is appended as the new leaf, so
+        the file itself records where the conversation continues."""
+        if entry_id not in self._by_id:
+            raise SessionError(f"{self.path} has no entry {entry_id} to continue from")
+        abandoned = self.leaf_id
+        self.leaf_id, self._branch = entry_id, None
+        self.append(
+            REWIND_ENTRY, customType=REWIND_TYPE, data={"abandonedLeafId": abandoned, "reason": reason}
+        )
 
     def branch(self) -> list[dict[str, Any]]:
         """Entries from the root to the leaf, in order (do not modify the list)."""
@@ -177,7 +247,17 @@ class Session:
         """The conversation the model sees: after a compaction, its summary then the entries it kept."""
         summary, entries = self.context_entries()
         prefix: list[Message] = [] if summary is None else [compaction_summary_message(summary)]
-        return prefix + _entry_messages(entries)
+        return prefix + [self._message_of(entry) for entry in entries]
+
+    def history(self) -> list[Message]:
+        """Every message of the conversation, compacted ones too: what `sessions show` prints and counts."""
+        return [self._message_of(entry) for entry in self.branch() if entry["type"] == "message"]
+
+    def _message_of(self, entry: dict[str, Any]) -> Message:
+        message = self._messages.get(entry["id"])
+        if message is None:  # an entry appended as a plain dict
+            message = self._messages[entry["id"]] = message_from_dict(entry["message"])
+        return message
 
     def latest(self, entry_type: str) -> dict[str, Any] | None:
         self.branch()
@@ -232,54 +312,9 @@ def _is_linear(entries: list[dict[str, Any]]) -> bool:
     return True
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Building many objects that form no cycles: pausing the collector makes it several times faster."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _parse_lines(raw: bytes) -> tuple[list[dict[str, Any]], LoadReport]:
-    records: list[dict[str, Any]] = []
-    report = LoadReport()
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            report.skipped_lines.append(number)
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-        else:
-            report.skipped_lines.append(number)
-    return records, report
-
-
 def compaction_summary_message(summary: str) -> UserMessage:
     text = f"The conversation so far was compacted into this summary:\n<summary>\n{summary}\n</summary>"
     return UserMessage.of_text(text)
-
-
-def _entry_messages(entries: list[dict[str, Any]]) -> list[Message]:
-    result: list[Message] = []
-    with gc_paused():
-        _convert_entries(entries, result)
-    return result
-
-
-def _convert_entries(entries: list[dict[str, Any]], result: list[Message]) -> None:
-    for entry in entries:
-        try:
-            result.append(message_from_dict(entry["message"]))
-        except (MessageFormatError, KeyError):
-            continue
 
 
 def sessions_root(agent_dir: Path) -> Path:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.engine.session import SessionError, directory_for_cwd, sessions_root
+from miniroom.engine.session import Session, SessionError, directory_for_cwd, sessions_root
+from miniroom.llm.messages import UserMessage
 
 
 @dataclass(frozen=True)
@@ -18,12 +18,18 @@ class SessionInfo:
     modified: float
     message_count: int
     first_prompt: str
+    warnings: tuple[str, ...] = ()  # damaged lines that were skipped
 
 
 def _session_files(directory: Path) -> list[Path]:
     if not directory.is_dir():
         return []
     return sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+
+
+def session_id_of(path: Path) -> str:
+    """The id a session file's name ends in: `<start time>_<id>.jsonl` (or `<label>_<id>.jsonl`)."""
+    return path.stem.split("_", 1)[-1]
 
 
 def latest_session_path(agent_dir: Path, cwd: Path) -> Path | None:
@@ -36,9 +42,7 @@ def find_session_path(agent_dir: Path, session_id: str) -> Path:
     wanted = session_id.strip()
     if not wanted:
         raise SessionError("The session id is empty: give an id from `miniroom sessions list`.")
-    matches = [
-        p for p in sessions_root(agent_dir).glob("*/*.jsonl") if p.stem.split("_", 1)[-1].startswith(wanted)
-    ]
+    matches = [p for p in sessions_root(agent_dir).glob("*/*.jsonl") if session_id_of(p).startswith(wanted)]
     if not matches:
         raise SessionError(
             f"No session with id '{wanted}' in {sessions_root(agent_dir)}. "
@@ -52,39 +56,22 @@ def find_session_path(agent_dir: Path, session_id: str) -> Path:
 
 
 def read_session_info(path: Path) -> SessionInfo | None:
-    """Summarise a session file without building its messages; None when it is not a session."""
-    header: dict[str, object] | None = None
-    count = 0
-    first_prompt = ""
-    with path.open("rb") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if header is None:
-                header = record if record.get("type") == "session" else None
-                if header is None:
-                    return None
-                continue
-            if record.get("type") != "message":
-                continue
-            count += 1
-            message = record.get("message") or {}
-            if not first_prompt and message.get("role") == "user":
-                first_prompt = " ".join(
-                    str(b.get("text", "")) for b in message.get("content", []) if isinstance(b, dict)
-                ).strip()
-    if header is None:
+    """Summarise a session file as `sessions show` reads it; None when it is not a session."""
+    try:
+        session = Session.load(path)
+    except SessionError:
         return None
+    history = session.history()
+    first_prompt = next((m.text for m in history if isinstance(m, UserMessage)), "")
     return SessionInfo(
-        str(header.get("id")),
+        session.id,
         path,
-        str(header.get("cwd", "")),
-        str(header.get("timestamp", "")),
+        session.cwd,
+        str(session.header.get("timestamp", "")),
         path.stat().st_mtime,
-        count,
-        first_prompt,
+        len(history),
+        first_prompt.strip(),
+        tuple(session.load_report.warnings(path)),
     )
 
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from miniroom.llm.events import StreamEvent
-from miniroom.llm.http import error_from_payload
+from miniroom.llm.http import failure_from_payload
 from miniroom.llm.messages import (
     AssistantMessage,
     Context,
@@ -24,7 +24,7 @@ from miniroom.llm.sse import SseEvent
 from miniroom.llm.thinking import anthropic_thinking
 from miniroom.llm.wire import (
     MessageAssembler,
-    ProtocolFailure,
+    ProtocolError,
     RequestOptions,
     WireProtocol,
     WireRequest,
@@ -160,12 +160,12 @@ class AnthropicParser:
         elif kind == "message_stop":
             self.complete = True
         elif kind == "error":
-            raise ProtocolFailure(error_from_payload(self._assembler.model, data))
+            raise ProtocolError(failure_from_payload(self._assembler.model, data))
         return []  # ping, and event types added after this was written
 
     def parse_message(self, data: Any) -> list[StreamEvent]:
         if data.get("type") == "error":
-            raise ProtocolFailure(error_from_payload(self._assembler.model, data))
+            raise ProtocolError(failure_from_payload(self._assembler.model, data))
         events: list[StreamEvent] = []
         for index, block in enumerate(data["content"]):
             events += self._start_block(index, block)

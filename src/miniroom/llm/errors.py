@@ -14,8 +14,12 @@ class ErrorKind(StrEnum):
     AUTH = "auth"  # 401 / 403, missing or wrong key
     QUOTA = "quota"  # exhausted credits, billing, insufficient quota: never retried
     BAD_REQUEST = "bad_request"  # 400 with the provider's reason
-    CONNECTION = "connection"  # unreachable host, dropped or timed-out connection
+    REJECTED = "rejected"  # other 4xx (404, 405, 413, 422, ...): the same request would be refused again
+    TIMEOUT = "timeout"  # 408, or no first byte / no content within the request's deadlines
+    CONNECTION = "connection"  # refused, dropped or broken connection
+    UNKNOWN_HOST = "unknown_host"  # the base URL's host name does not resolve (DNS)
     PROTOCOL = "protocol"  # a reply we could not understand
+    REQUEST_LIMIT = "request_limit"  # the turn made all the model requests it may; the next was not sent
     ABORTED = "aborted"
 
 
@@ -25,16 +29,18 @@ RETRYABLE = frozenset(
         ErrorKind.OVERLOADED,
         ErrorKind.SERVER,
         ErrorKind.BAD_REQUEST,
+        ErrorKind.TIMEOUT,
         ErrorKind.CONNECTION,
     }
 )
 
 
 @dataclass(frozen=True)
-class ProviderError:
+class ProviderFailure:
     kind: ErrorKind
     message: str  # for people: what happened and, where we know it, what to do
     status: int | None = None
+    retry_after: float | None = None  # seconds the provider asked to wait (a retry-after header)
 
     @property
     def retryable(self) -> bool:

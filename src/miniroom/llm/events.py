@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from miniroom.llm.errors import ProviderError
+from miniroom.llm.errors import ProviderFailure
 from miniroom.llm.messages import AssistantMessage
 
 
@@ -43,7 +43,7 @@ class StreamDone:
     """The final message: stop_reason "error" or "aborted" carries `error`; usage is filled either way."""
 
     message: AssistantMessage
-    error: ProviderError | None = None
+    error: ProviderFailure | None = None
 
 
 StreamEvent = TextDelta | ThinkingDelta | ToolCallStarted | ToolCallDelta | ToolCallEnded | StreamDone

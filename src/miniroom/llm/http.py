@@ -1,14 +1,20 @@
-"""The HTTP side shared by both protocols: the client, and turning failures into typed `ProviderError`s."""
+"""The HTTP side shared by both protocols: the client, and turning failures into typed `ProviderFailure`s."""
 
 from __future__ import annotations
 
 import json
 import re
+import socket
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from http import HTTPStatus
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
-from miniroom.llm.errors import ErrorKind, ProviderError
+from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.model import Model
 from miniroom.llm.providers import get_template
 
@@ -40,93 +46,172 @@ _CONTEXT_OVERFLOW = re.compile(
 )
 
 
+# Reads wait as long as the request's own first-byte and idle deadlines allow (see llm/stream.py).
+UNBOUNDED_READS = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
+
+
 def make_client() -> httpx.AsyncClient:
     """One client to share between requests; proxies come from HTTP(S)_PROXY, ALL_PROXY and NO_PROXY."""
-    return httpx.AsyncClient(trust_env=True, timeout=httpx.Timeout(600.0, connect=CONNECT_TIMEOUT))
+    return httpx.AsyncClient(trust_env=True, timeout=UNBOUNDED_READS)
 
 
-def request_timeout(read_timeout: float) -> httpx.Timeout:
-    return httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT)
-
-
-def error_from_status(model: Model, status: int, body: bytes) -> ProviderError:
+def failure_from_status(
+    model: Model, url: str, status: int, body: bytes, headers: Mapping[str, str]
+) -> ProviderFailure:
     """An HTTP error response, classified by status, the provider's error type and its reason."""
     error_type, reason = _read_error_body(body)
-    return classify_error(model, status, error_type, reason, status=status)
+    kind, message = classify_failure(model, url, status, error_type, reason)
+    return ProviderFailure(kind, message, status, retry_after_seconds(headers))
 
 
-def error_from_payload(model: Model, payload: Any) -> ProviderError:
+def failure_from_payload(model: Model, payload: Any) -> ProviderFailure:
     """An error reported inside a reply: Anthropic's `error` event or OpenAI's `{"error": ...}` chunk."""
     error_type, reason = _error_fields(payload)
-    return classify_error(model, _STATUS_OF_ERROR_TYPE.get(error_type, 500), error_type, reason, status=None)
+    code = _STATUS_OF_ERROR_TYPE.get(error_type, 500)
+    kind, message = classify_failure(model, model.base_url, code, error_type, reason)
+    return ProviderFailure(kind, message)
 
 
-def classify_error(
-    model: Model, code: int, error_type: str, reason: str, status: int | None
-) -> ProviderError:
-    """`code` is the HTTP status or what the provider's error type stands for; `status` is what we report."""
+def classify_failure(
+    model: Model, url: str, code: int, error_type: str, reason: str
+) -> tuple[ErrorKind, str]:
+    """The kind and message of a failure; `code` is the HTTP status or what the error type stands for.
+
+    The spec retries 400, 408, 429 and 5xx; any other 4xx would be refused the same way again."""
     provider = model.provider
     reason = reason or error_type or "no reason given"
     if code == 402 or _QUOTA.search(f"{error_type} {reason}"):
-        message = (
+        return ErrorKind.QUOTA, (
             f"{provider} says the account is out of quota or credit: {reason}. Check its plan and billing."
         )
-        return ProviderError(ErrorKind.QUOTA, message, status)
     if code == 429:
-        message = f"{provider} rate limit reached: {reason}. Wait a moment, or send fewer requests."
-        return ProviderError(ErrorKind.RATE_LIMIT, message, status)
-    if code in (503, 529) or error_type == "overloaded_error":
-        return ProviderError(
-            ErrorKind.OVERLOADED, f"{provider} is overloaded: {reason}. Try again later.", status
+        return ErrorKind.RATE_LIMIT, (
+            f"{provider} rate limit reached: {reason}. Wait a moment, or send fewer requests."
         )
+    if code in (503, 529) or error_type == "overloaded_error":
+        return ErrorKind.OVERLOADED, f"{provider} is overloaded: {reason}. Try again later."
     if code in (401, 403):
-        return ProviderError(ErrorKind.AUTH, _auth_message(model, reason), status)
+        return ErrorKind.AUTH, _auth_message(model, reason)
     if code in (400, 413) and _CONTEXT_OVERFLOW.search(reason):
-        message = (
+        return ErrorKind.CONTEXT_OVERFLOW, (
             f"the conversation is too long for {model.ref} (context window {model.context_window} tokens): "
             f"{reason}. Compact the session or start a new one."
         )
-        return ProviderError(ErrorKind.CONTEXT_OVERFLOW, message, status)
     if code >= 500:
-        return ProviderError(ErrorKind.SERVER, f"{provider} server error: {reason}", status)
-    hint = f" Check the model id {model.id!r} and the base URL {model.base_url}." if code == 404 else ""
-    return ProviderError(ErrorKind.BAD_REQUEST, f"{provider} rejected the request: {reason}.{hint}", status)
+        return ErrorKind.SERVER, f"{provider} server error: {reason}"
+    if code == 408:
+        return ErrorKind.TIMEOUT, f"{provider} gave up waiting for the request at {url}: {reason}"
+    if code == 400:
+        return ErrorKind.BAD_REQUEST, f"{provider} rejected the request: {reason}."
+    return ErrorKind.REJECTED, _rejected_message(model, url, code, reason)
 
 
-def error_from_exception(
-    model: Model, exc: httpx.HTTPError | httpx.InvalidURL, read_timeout: float
-) -> ProviderError:
-    """A transport failure: the host could not be reached, the reply stalled, or the connection broke."""
+_REJECTED_HINTS = {
+    404: "Check the model id {id!r} and the base URL {base_url}",
+    405: "The address does not take this request: check the base URL {base_url}",
+    413: "The request is larger than the server takes",
+    422: "The server cannot process the request: check that {base_url} speaks {api}",
+}
+
+
+def _rejected_message(model: Model, url: str, code: int, reason: str) -> str:
+    try:
+        status = f"{code} {HTTPStatus(code).phrase}"
+    except ValueError:
+        status = str(code)
+    default = "Check the base URL {base_url}, the model id {id!r} and the protocol {api}"
+    hint = _REJECTED_HINTS.get(code, default).format(id=model.id, base_url=model.base_url, api=model.api)
+    return (
+        f"{model.provider} refused the request to {url} for model {model.id} ({status}): {reason}. "
+        f"{hint}; the same request would be refused again, so it is not retried."
+    )
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """The wait the provider asks for: `retry-after-ms`, or `retry-after` in seconds or as an HTTP date."""
+    try:
+        milliseconds = headers.get("retry-after-ms")
+        if milliseconds:
+            return max(float(milliseconds) / 1000, 0.0)
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        if value.strip().replace(".", "", 1).isdigit():
+            return float(value)
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None  # a header we cannot read asks for nothing
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def failure_from_exception(model: Model, exc: httpx.HTTPError | httpx.InvalidURL) -> ProviderFailure:
+    """A transport failure: the host is unknown or unreachable, the reply stalled, or the connection broke."""
     where = model.base_url
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, httpx.ProxyError):
         message = (
             f"the proxy refused the connection to {where} ({detail}): check HTTPS_PROXY/HTTP_PROXY/NO_PROXY."
         )
+    elif _unknown_host(exc):
+        host = urlsplit(where).hostname or where
+        message = (
+            f"the host {host} of {where} is unknown ({detail}): check the base URL for a typo; "
+            "the same address would not resolve again, so it is not retried."
+        )
+        return ProviderFailure(ErrorKind.UNKNOWN_HOST, message)
     elif isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
         message = (
             f"cannot connect to {where} ({detail}): check the base URL, the network and any proxy settings."
         )
     elif isinstance(exc, httpx.TimeoutException):
-        message = (
-            f"{where} sent nothing for {read_timeout:g} s ({type(exc).__name__}); the reply was abandoned."
-        )
+        return ProviderFailure(ErrorKind.TIMEOUT, f"{where} timed out ({detail}); the reply was abandoned.")
     elif isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         message = f"the base URL {where} is not a valid http(s) URL ({detail}): fix the model's baseUrl."
     else:
         message = f"the connection to {where} broke during the reply ({detail}); the reply is incomplete."
-    return ProviderError(ErrorKind.CONNECTION, message)
+    return ProviderFailure(ErrorKind.CONNECTION, message)
 
 
-def truncated_connection_error(model: Model) -> ProviderError:
+def _unknown_host(exc: BaseException) -> bool:
+    """Whether name resolution said the host does not exist (not that the resolver was unreachable)."""
+    cause: BaseException | None = exc
+    for _ in range(8):  # httpx wraps httpcore's error, which wraps the socket's
+        if cause is None:
+            return False
+        if isinstance(cause, socket.gaierror):
+            return cause.errno != socket.EAI_AGAIN
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def stalled_failure(model: Model, seconds: float, started: bool) -> ProviderFailure:
+    """No response within the first-byte timeout, or no content within the idle timeout."""
+    where = model.base_url
+    if not started:
+        message = (
+            f"{where} sent no response within {seconds:g} s (the first-byte timeout); the attempt was "
+            "abandoned. For a provider this slow, raise firstByteTimeout (MINI_PROFILE_FIRST_BYTE_TIMEOUT)."
+        )
+    else:
+        message = (
+            f"{where} sent no content for {seconds:g} s (the idle timeout; keep-alive pings do not count); "
+            "the reply was abandoned. For a model that thinks this long in silence, raise idleTimeout "
+            "(MINI_PROFILE_IDLE_TIMEOUT)."
+        )
+    return ProviderFailure(ErrorKind.TIMEOUT, message)
+
+
+def truncated_connection_failure(model: Model) -> ProviderFailure:
     message = (
         f"the connection to {model.base_url} closed before the reply was complete; the reply is incomplete."
     )
-    return ProviderError(ErrorKind.CONNECTION, message)
+    return ProviderFailure(ErrorKind.CONNECTION, message)
 
 
-def protocol_error(model: Model, problem: str) -> ProviderError:
-    return ProviderError(
+def protocol_failure(model: Model, problem: str) -> ProviderFailure:
+    return ProviderFailure(
         ErrorKind.PROTOCOL, f"could not understand the reply from {model.base_url}: {problem}"
     )
 

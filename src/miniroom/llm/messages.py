@@ -76,6 +76,10 @@ class UserMessage:
     def of_text(cls, text: str) -> UserMessage:
         return cls(content=[TextContent(text)])
 
+    @property
+    def text(self) -> str:
+        return "".join(c.text for c in self.content if isinstance(c, TextContent))
+
 
 @dataclass(slots=True)
 class AssistantMessage:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from difflib import get_close_matches
 
 from miniroom.llm.model import THINKING_LEVELS, ThinkingLevel
 
@@ -64,10 +65,21 @@ def _split_thinking(name: str) -> tuple[str, ThinkingLevel | None]:
         )
     level = _thinking_level(tail)
     if level is None:
+        _refuse_a_misspelled_level(name, tail)
         return name, None
     if not head:
         raise ModelConfigError(f'The model name "{name}" has only a thinking level: {EXPECTED_FORM}.')
     return head, level
+
+
+def _refuse_a_misspelled_level(name: str, tail: str) -> None:
+    """A tag this close to a level is a typo of it; other tags (`qwen3:8b`, `gpt-5:free`) name models."""
+    close = get_close_matches(tail.lower(), THINKING_LEVELS, n=1, cutoff=0.75)
+    if close:
+        raise ModelConfigError(
+            f'The model name "{name}" ends with ":{tail}", which is not a thinking level (did you mean '
+            f"{close[0]}?): use one of {', '.join(THINKING_LEVELS)}."
+        )
 
 
 def _thinking_level(text: str) -> ThinkingLevel | None:

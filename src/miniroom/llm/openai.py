@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from miniroom.llm.events import StreamEvent
-from miniroom.llm.http import error_from_payload
+from miniroom.llm.http import failure_from_payload
 from miniroom.llm.messages import (
     AssistantMessage,
     Context,
@@ -24,7 +24,7 @@ from miniroom.llm.sse import SseEvent
 from miniroom.llm.thinking import is_deepseek, openai_reasoning_fields
 from miniroom.llm.wire import (
     MessageAssembler,
-    ProtocolFailure,
+    ProtocolError,
     RequestOptions,
     WireProtocol,
     WireRequest,
@@ -179,7 +179,7 @@ class OpenAIParser:
 
     def _raise_reported_error(self, data: Any) -> None:
         if data.get("error"):
-            raise ProtocolFailure(error_from_payload(self._assembler.model, data))
+            raise ProtocolError(failure_from_payload(self._assembler.model, data))
 
     def _delta(self, delta: dict[str, Any]) -> list[StreamEvent]:
         """A streamed delta, or a whole non-streamed message (tool calls then come complete)."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from miniroom.llm.model import API_NAMES, AUTH_TYPES, Api, AuthType, Model, ThinkingLevel
+from miniroom.llm.model import API_NAMES, AUTH_TYPES, THINKING_LEVELS, Api, AuthType, Model, ThinkingLevel
 from miniroom.llm.model_name import DEFAULT_MODEL_NAME, ModelConfigError, ModelName, parse_model_name
 from miniroom.llm.models_json import (
     MODELS_JSON,
@@ -89,6 +89,7 @@ class _Source:
 
     def build(self) -> Model:
         self._check_provider_is_known()
+        self._check_thinking_suffix()
         model_entry = self.entry.find_model(self.name.model_id) if self.entry else None
         api = self._api(model_entry)
         details = self._details(model_entry)
@@ -127,6 +128,25 @@ class _Source:
                 f'Provider "{provider}" has no ready template, so MINI_API must say which protocol '
                 f"MINI_BASE_URL speaks: set MINI_API to {' or '.join(API_NAMES)}."
             )
+
+    def _check_thinking_suffix(self) -> None:
+        """A `:tag` that is not a thinking level stays part of the model id only where the provider may have
+        such a model: not when it knows the model without the tag and not with it (`claude-sonnet-5:hgh`)."""
+        model_id = self.name.model_id
+        head, colon, tag = model_id.rpartition(":")
+        if not colon or not head or self._knows(model_id) or not self._knows(head):
+            return
+        provider = self.name.provider
+        raise ModelConfigError(
+            f'The model name "{self.name.ref}" ends with ":{tag}", which is not a thinking level, and '
+            f'{provider} has no model "{model_id}": use one of {", ".join(THINKING_LEVELS)} '
+            f'(e.g. "{provider}/{head}:high"), or add the model to {self.models_path}.'
+        )
+
+    def _knows(self, model_id: str) -> bool:
+        if self.template and model_id in self.template.models:
+            return True
+        return bool(self.entry and (self.entry.find_model(model_id) or self.entry.find_override(model_id)))
 
     def _api(self, model_entry: ModelEntry | None) -> Api:
         candidates = (

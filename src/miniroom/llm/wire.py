@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from miniroom.llm.errors import ErrorKind, ProviderError
+from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.events import (
     StreamDone,
     StreamEvent,
@@ -43,7 +43,8 @@ class RequestOptions:
     max_tokens: int | None = None  # None: model.max_tokens
     headers: Mapping[str, str] = field(default_factory=dict)  # on top of model.headers
     stream: bool = True
-    timeout: float = 600.0  # read timeout in seconds; connecting has its own short timeout
+    first_byte_timeout: float = 60.0  # seconds for the response to start (connecting included)
+    idle_timeout: float = 180.0  # seconds without content (text, thinking, tool calls; pings do not count)
 
 
 @dataclass(frozen=True)
@@ -53,16 +54,16 @@ class WireRequest:
     body: dict[str, Any]
 
 
-class ProtocolFailure(Exception):
+class ProtocolError(Exception):
     """A failure found in a 200 reply: an error the provider reported inside it, or a reply we cannot read."""
 
-    def __init__(self, error: ProviderError) -> None:
-        super().__init__(str(error))
-        self.error = error
+    def __init__(self, failure: ProviderFailure) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
 
 
 class ReplyParser(Protocol):
-    """Reads one protocol's reply into a MessageAssembler; raises ProtocolFailure for a reported error."""
+    """Reads one protocol's reply into a MessageAssembler; raises ProtocolError for a reported error."""
 
     complete: bool  # the reply reached its end marker, so nothing is missing
     stop_reason: StopReason
@@ -128,35 +129,44 @@ class _OpenToolCall:
 
 
 class MessageAssembler:
-    """Builds the AssistantMessage from a reply's pieces in arrival order; returns each piece's event."""
+    """Builds the AssistantMessage from a reply's pieces in arrival order; returns each piece's event.
+
+    The open text or thinking block collects its pieces in a list and joins them once, when the block
+    closes: adding to a string attribute piece by piece would copy the whole text every time."""
 
     def __init__(self, model: Model) -> None:
         self.model = model
         self.message = AssistantMessage(content=[], provider=model.provider, model=model.id, api=model.api)
         self._open_tools: dict[str, _OpenToolCall] = {}
-        self._block_closed = True  # the next text or thinking piece starts a new block
+        self._open_block: TextContent | ThinkingContent | None = None  # the next piece of its kind joins it
+        self._open_parts: list[str] = []
 
     def close_block(self) -> None:
         """The current text or thinking block is complete (Anthropic's content_block_stop)."""
-        self._block_closed = True
+        block = self._open_block
+        if isinstance(block, TextContent):
+            block.text = "".join(self._open_parts)
+        elif isinstance(block, ThinkingContent):
+            block.thinking = "".join(self._open_parts)
+        self._open_block = None
+        self._open_parts = []
 
     def add_text(self, text: str) -> TextDelta:
-        last = self.message.content[-1] if self.message.content else None
-        if isinstance(last, TextContent) and not self._block_closed:
-            last.text += text
-        else:
-            self.message.content.append(TextContent(text))
-            self._block_closed = False
+        if not isinstance(self._open_block, TextContent):
+            self._open(TextContent(""))
+        self._open_parts.append(text)
         return TextDelta(text)
 
     def add_thinking(self, text: str) -> ThinkingDelta:
-        last = self.message.content[-1] if self.message.content else None
-        if isinstance(last, ThinkingContent) and not last.redacted and not self._block_closed:
-            last.thinking += text
-        else:
-            self.message.content.append(ThinkingContent(text))
-            self._block_closed = False
+        if not isinstance(self._open_block, ThinkingContent):
+            self._open(ThinkingContent(""))
+        self._open_parts.append(text)
         return ThinkingDelta(text)
+
+    def _open(self, block: TextContent | ThinkingContent) -> None:
+        self.close_block()
+        self.message.content.append(block)
+        self._open_block = block
 
     def set_signature(self, signature: str) -> None:
         """Signs the latest thinking block (signatures may arrive in several deltas)."""
@@ -166,14 +176,14 @@ class MessageAssembler:
                 return
 
     def add_redacted_thinking(self, data: str) -> None:
+        self.close_block()
         self.message.content.append(ThinkingContent("", signature=data, redacted=True))
-        self._block_closed = True
 
     def start_tool_call(self, call_id: str, name: str) -> ToolCallStarted:
+        self.close_block()
         call = ToolCall(id=call_id, name=name, arguments={})
         self.message.content.append(call)
         self._open_tools[call_id] = _OpenToolCall(call)
-        self._block_closed = True
         return ToolCallStarted(call_id, name)
 
     def add_tool_arguments(self, call_id: str, fragment: str) -> ToolCallDelta:
@@ -196,11 +206,13 @@ class MessageAssembler:
         self.message.usage = usage_with_cost(self.model, input, output, cache_read, cache_write)
 
     def done(self, stop_reason: StopReason) -> StreamDone:
+        self.close_block()
         self.message.stop_reason = stop_reason
         return StreamDone(self.message)
 
-    def fail(self, error: ProviderError) -> StreamDone:
+    def fail(self, error: ProviderFailure) -> StreamDone:
         """Ends the reply with an error; tool calls whose arguments never completed are dropped, never run."""
+        self.close_block()
         unfinished = {id(open_call.call) for open_call in self._open_tools.values()}
         self.message.content = [block for block in self.message.content if id(block) not in unfinished]
         self._open_tools.clear()

@@ -1,10 +1,10 @@
-"""Room `!` commands: `!thread_mode` and a help reply for anything else. Storage stays with the adapters."""
+"""Room `!` commands: `!thread_mode`, with a help reply when used wrongly. Storage stays with the adapters."""
 
 from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -51,7 +51,7 @@ class ResetThreadMode:
 
 @dataclass(frozen=True, slots=True)
 class Help:
-    """An unknown command, or a known one used wrongly: answered with the help text."""
+    """A known command used wrongly: answered with the help text."""
 
     problem: str
 
@@ -76,19 +76,7 @@ class CommandResult:
     override: ThreadMode | None
 
 
-def is_command(body: str | None) -> bool:
-    """Whether a message is a `!` command (commands are answered here, never by agents)."""
-    return body is not None and _COMMAND.match(body) is not None
-
-
-def parse_command(body: str | None) -> Command | None:
-    """The command in `body`, or None when it is an ordinary message."""
-    match = _COMMAND.match(body) if body is not None else None
-    if match is None:
-        return None
-    name, argument = match.group(1).lower(), match.group(2).strip().lower()
-    if name != "thread_mode":
-        return Help(f"Unknown command !{match.group(1)}.")
+def _thread_mode(argument: str) -> Command:
     if argument in _SHOW_WORDS:
         return ShowThreadMode()
     if argument in _RESET_WORDS:
@@ -96,6 +84,29 @@ def parse_command(body: str | None) -> Command | None:
     if argument in ("room", "thread"):
         return SetThreadMode("room" if argument == "room" else "thread")
     return Help(f'"!thread_mode {argument}" is not a choice.')
+
+
+# Every room command by name: a `!word` not listed here is an ordinary message for the agents.
+COMMANDS: Mapping[str, Callable[[str], Command]] = {"thread_mode": _thread_mode}
+
+
+def _known(body: str | None) -> tuple[str, str] | None:
+    """The command name and its argument (both lower-cased) when `body` is a known command."""
+    match = _COMMAND.match(body) if body is not None else None
+    if match is None or match.group(1).lower() not in COMMANDS:
+        return None
+    return match.group(1).lower(), match.group(2).strip().lower()
+
+
+def is_command(body: str | None) -> bool:
+    """Whether a message is a known `!` command (commands are answered here, never by agents)."""
+    return _known(body) is not None
+
+
+def parse_command(body: str | None) -> Command | None:
+    """The command in `body`, or None when it is an ordinary message."""
+    known = _known(body)
+    return None if known is None else COMMANDS[known[0]](known[1])
 
 
 def run_command(

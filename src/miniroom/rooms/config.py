@@ -183,8 +183,17 @@ class RoomsConfig(_Strict):
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     router: RouterConfig = Field(default_factory=RouterConfig)
     bot_accounts: list[UserId] = Field(default_factory=list)
+    # A person's main user id -> their other accounts (e.g. bridged ones), which count as the same human.
+    human_aliases: dict[UserId, list[UserId]] = Field(default_factory=dict)
     defaults: DefaultsConfig = Field(default_factory=DefaultsConfig)
     matrix: MatrixConfig | None = None
+
+    @field_validator("human_aliases", mode="before")
+    @classmethod
+    def _one_alias(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            return {person: [alias] if isinstance(alias, str) else alias for person, alias in value.items()}
+        return value
 
 
 def load_config(path: str | Path) -> RoomsConfig:
@@ -247,6 +256,34 @@ def cross_check(config: RoomsConfig) -> list[Finding]:
             problems += models.check(path, judgment.model, f'agent "{name}"')
     problems += models.check(("router", "model"), config.router.model, "the router")
     problems += models.check(("defaults", "model"), config.defaults.model, "defaults")
+    return problems + _alias_problems(config)
+
+
+def _alias_problems(config: RoomsConfig) -> list[Finding]:
+    """Each account belongs to one person, is not a person's main id too, and is not a bot account."""
+    problems: list[Finding] = []
+    owner: dict[str, str] = {}
+    bots = frozenset(config.bot_accounts)
+    for person, aliases in config.human_aliases.items():
+        if person in bots:
+            message = f'"{person}" is in bot_accounts, which never count as people; remove it from one'
+            problems.append(Finding(("human_aliases", person), message, at_key=True))
+        for index, alias in enumerate(aliases):
+            loc = ("human_aliases", person, index)
+            if alias == person:
+                problem = "is the person's own id; list only their other accounts"
+            elif alias in config.human_aliases:
+                problem = (
+                    "has aliases of its own under human_aliases; list all of a person's accounts under one id"
+                )
+            elif alias in owner:
+                problem = f'is already an alias of "{owner[alias]}"; an account belongs to one person'
+            elif alias in bots:
+                problem = "is in bot_accounts, which never count as people; remove it from one"
+            else:
+                owner[alias] = person
+                continue
+            problems.append(Finding(loc, f'"{alias}" {problem}'))
     return problems
 
 

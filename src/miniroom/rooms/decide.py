@@ -20,9 +20,10 @@ class SilenceReason(enum.Enum):
 
     NOT_A_MESSAGE = "not_a_message"  # reactions, redactions, state events, malformed events
     EDIT = "edit"  # edits go through `regenerate_on_edit` instead
+    NOT_TEXT = "not_text"  # images, files, audio and video: agents read typed text only
     COMMAND = "command"  # `!` commands are answered by `commands`, never by agents
     OWN_MESSAGE = "own_message"
-    NOT_IN_ROOM = "not_in_room"  # configured, but not joined to this room
+    NOT_IN_ROOM = "not_in_room"  # not joined to this room, or config.yaml puts it in other rooms
     SENDER_NOT_ALLOWED = "sender_not_allowed"  # reply permissions exclude the sender
     FROM_AGENT = "from_agent"  # agents answer agents only when handed off to by a trailing mention
     OTHER_AGENT_MENTIONED = "other_agent_mentioned"  # rule 1: someone else was tagged
@@ -168,15 +169,19 @@ def _blanket_silence(event: RoomEvent) -> SilenceReason | None:
         return SilenceReason.EDIT
     if not event.is_message:
         return SilenceReason.NOT_A_MESSAGE
+    if not event.is_text:
+        return SilenceReason.NOT_TEXT
     if is_command(event.body):
         return SilenceReason.COMMAND
     return None
 
 
 def _mentions_other_people(mentions: Iterable[str], sender: str, policy: RoomPolicy, room: RoomState) -> bool:
-    """Rule 5: tagged joined users that are not agents, bots or the sender; absent users do not count."""
+    """Rule 5: tagged joined users that are not agents, bots or the sender (by any of their accounts);
+    absent users do not count."""
+    sender = policy.person(sender)
     return any(
-        user_id in room.joined and user_id not in policy.not_humans and user_id != sender
+        user_id in room.joined and user_id not in policy.not_humans and policy.person(user_id) != sender
         for user_id in mentions
     )
 
@@ -193,12 +198,12 @@ class _Builder:
 
     def eligible(self) -> list[AgentPolicy]:
         """Agents that may answer this sender here; the others get their reason now."""
-        sender, joined = self.event.sender, self.room.joined
+        sender = self.event.sender
         eligible = []
         for agent in self.policy.agents:
             if agent.user_id == sender:
                 self.decisions[agent.name] = Silent(SilenceReason.OWN_MESSAGE)
-            elif agent.user_id not in joined:
+            elif not self.room.hosts(agent):
                 self.decisions[agent.name] = Silent(SilenceReason.NOT_IN_ROOM)
             elif not agent.may_reply_to(sender):
                 self.decisions[agent.name] = Silent(SilenceReason.SENDER_NOT_ALLOWED)

@@ -56,12 +56,16 @@ class RoomPolicy:
         object.__setattr__(self, "not_humans", not_humans)
         object.__setattr__(self, "agent_mentions", MentionIndex.build(_agent_names(self.agents)))
 
+    def person(self, user_id: str) -> str:
+        """The main id of the person `user_id` belongs to (itself unless it is a configured alias)."""
+        return self.human_aliases.get(user_id, user_id)
+
     def count_humans(self, user_ids: Iterable[str], limit: int = 2) -> int:
         """Distinct people among `user_ids` (agents, bots and service accounts excluded), up to `limit`."""
         people: set[str] = set()
         for user_id in user_ids:
             if user_id not in self.not_humans:
-                people.add(self.human_aliases.get(user_id, user_id))
+                people.add(self.person(user_id))
                 if len(people) >= limit:
                     break
         return len(people)
@@ -81,9 +85,16 @@ class RoomState:
     thread_modes: Mapping[str, ThreadMode] = field(default_factory=dict)
     # Agents plus members (`RoomPolicy.mention_index`); None matches plain `@name` text against agents only.
     mentions: MentionIndex | None = None
+    # The agents config.yaml puts in this room; None for a room it does not list (e.g. one joined by invite).
+    configured_agents: frozenset[str] | None = None
 
     def thread_mode(self, agent: str) -> ThreadMode:
         return self.thread_modes.get(agent, DEFAULT_THREAD_MODE)
+
+    def hosts(self, agent: AgentPolicy) -> bool:
+        """Whether `agent` belongs here: joined, and listed for the room when config.yaml lists the room."""
+        listed = self.configured_agents is None or agent.name in self.configured_agents
+        return listed and agent.user_id in self.joined
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +128,21 @@ def room_policy(
         )
         for name, agent in config.agents.items()
     )
+    aliases = {alias: person for person, others in config.human_aliases.items() for alias in others}
     return RoomPolicy(
-        agents=agents, bot_accounts=frozenset(config.bot_accounts), service_accounts=service_accounts
+        agents=agents,
+        bot_accounts=frozenset(config.bot_accounts),
+        service_accounts=service_accounts,
+        human_aliases=aliases,
     )
+
+
+def room_agents(config: RoomsConfig) -> dict[str, tuple[str, ...]]:
+    """Each configured room's agents (room key -> agent names): those whose `rooms:` names it."""
+    return {
+        key: tuple(name for name, agent in config.agents.items() if key in agent.rooms)
+        for key in config.rooms
+    }
 
 
 def room_thread_modes(

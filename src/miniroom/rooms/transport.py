@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any, Protocol
 
 Event = dict[
@@ -14,8 +14,14 @@ Content = dict[str, Any]  # the `content` of an event to send
 class RoomTransport(Protocol):
     """One chat backend (a Matrix homeserver, or miniroom's embedded rooms) serving every agent account."""
 
-    async def start(self, agents: Mapping[str, str], rooms: Mapping[str, str | None]) -> None:
-        """Sign in each agent (name -> display name) and join or create the rooms (key -> alias or None)."""
+    async def start(
+        self,
+        agents: Mapping[str, str],
+        rooms: Mapping[str, str | None],
+        room_agents: Mapping[str, Collection[str]] | None = None,
+    ) -> None:
+        """Sign in each agent (name -> display name), join or create the rooms (key -> alias or None), and
+        make `room_agents[key]` the agents of each room (None: every agent in every room); others leave."""
 
     async def stop(self) -> None: ...
 
@@ -29,8 +35,13 @@ class RoomTransport(Protocol):
         """Every new event in the agents' rooms, in order, each exactly once, including those that arrived
         while miniroom was stopped; each carries its `room_id`."""
 
-    async def send(self, sender: str, room_id: str, event_type: str, content: Content) -> str:
-        """Send an event as `sender` (an agent's user id) and return its event id."""
+    async def send(
+        self, sender: str, room_id: str, event_type: str, content: Content, *, txn_id: str | None = None
+    ) -> str:
+        """Send an event as `sender` (an agent's user id) and return its event id.
+
+        Sent again with the same `txn_id` (by the same sender in the same room), it returns the event the
+        first send stored instead of storing another, as Matrix's PUT /send/{eventType}/{txnId} does."""
 
     async def get_event(self, room_id: str, event_id: str) -> Event | None:
         """An earlier event, or None when it is unknown or cannot be read."""
@@ -42,3 +53,13 @@ class RoomTransport(Protocol):
 
     async def thread_events(self, room_id: str, thread_root: str) -> list[Event]:
         """The root and every event of a thread, oldest first (for participants and the too-long rule)."""
+
+
+def agents_of_room(
+    key: str, agents: Collection[str], room_agents: Mapping[str, Collection[str]] | None
+) -> list[str]:
+    """The agents (of `agents`) that belong in room `key`: all of them when `room_agents` is None."""
+    if room_agents is None:
+        return list(agents)
+    listed = room_agents.get(key, ())
+    return [name for name in agents if name in listed]

@@ -13,7 +13,14 @@ from miniroom.rooms.events import parse_event
 from miniroom.rooms.transport import Content, Event
 from miniroom.server import compose
 from miniroom.server.errors import ApiError, bad_request
-from miniroom.server.inputs import json_object, message_body, optional_event_id, query_flag, query_int
+from miniroom.server.inputs import (
+    json_object,
+    message_body,
+    optional_event_id,
+    optional_txn_id,
+    query_flag,
+    query_int,
+)
 from miniroom.transports.embedded import PageQuery, Room, RoomStore, UnknownEvent
 
 MAX_PAGE = 500
@@ -64,16 +71,20 @@ async def room_events(request: Request) -> JSONResponse:
 
 
 async def post_message(request: Request) -> JSONResponse:
-    """A message from the local user; `thread_root` and `reply_to` place it in a thread or reply chain."""
+    """A message from the local user; `thread_root` and `reply_to` place it in a thread or reply chain.
+
+    A `txn_id` makes the post idempotent: a client retrying it (after a lost answer) gets the same event."""
     store = store_of(request)
     room = await asyncio.to_thread(store.room, request.path_params["room"])
-    data = await json_object(request, ("body", "thread_root", "reply_to"))
+    data = await json_object(request, ("body", "thread_root", "reply_to", "txn_id"))
     body = message_body(data)
+    txn_id = optional_txn_id(data)
     relation = await _relation(
         store, room.room_id, optional_event_id(data, "thread_root"), optional_event_id(data, "reply_to")
     )
     index = compose.mention_index(await asyncio.to_thread(store.members, room.room_id))
-    return await _send(store, room, "m.room.message", compose.message_content(body, index, relation))
+    content = compose.message_content(body, index, relation)
+    return await _send(store, room, "m.room.message", content, txn_id)
 
 
 async def edit_message(request: Request) -> JSONResponse:
@@ -107,8 +118,12 @@ async def react(request: Request) -> JSONResponse:
     return await _send(store, room, "m.reaction", compose.reaction_content(target["event_id"], key))
 
 
-async def _send(store: RoomStore, room: Room, event_type: str, content: Content) -> JSONResponse:
-    event = await asyncio.to_thread(store.append, room.room_id, store.local_user_id, event_type, content)
+async def _send(
+    store: RoomStore, room: Room, event_type: str, content: Content, txn_id: str | None = None
+) -> JSONResponse:
+    event = await asyncio.to_thread(
+        store.append, room.room_id, store.local_user_id, event_type, content, txn_id
+    )
     return JSONResponse({"event_id": event["event_id"], "event": event}, status_code=201)
 
 

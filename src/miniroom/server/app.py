@@ -18,8 +18,10 @@ from miniroom.transports.embedded import RoomError, RoomStore
 STATIC_DIR = Path(__file__).with_name("static")
 
 
-def create_app(store: RoomStore, *, api_token: str | None = None) -> Starlette:
-    """The app serving `store`; `api_token` (default: MINIROOM_API_TOKEN) protects the API when set."""
+def create_app(store: RoomStore, *, api_token: str | None = None, insecure: bool = False) -> Starlette:
+    """The app serving `store`; `api_token` (default: MINIROOM_API_TOKEN) protects the API when set.
+
+    Without a token only loopback clients are served, unless `insecure` opens the API to every client."""
     app = Starlette(
         routes=[
             *page.ROUTES,
@@ -27,7 +29,7 @@ def create_app(store: RoomStore, *, api_token: str | None = None) -> Starlette:
             *stream.ROUTES,
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
-        middleware=[Middleware(AccessGuard, token=api_token or token_from_env())],
+        middleware=[Middleware(AccessGuard, token=api_token or token_from_env(), insecure=insecure)],
         exception_handlers={ApiError: api_error, RoomError: room_error, HTTPException: http_error},
     )
     app.state.store = store

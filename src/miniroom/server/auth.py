@@ -26,9 +26,10 @@ class AccessGuard:
     The page and its assets hold no room data, so with a token set they are served to anyone.
     """
 
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
+    def __init__(self, app: ASGIApp, token: str | None, *, insecure: bool = False) -> None:
         self._app = app
         self._token = token.encode() if token else None
+        self._insecure = insecure  # `serve --insecure`: no token, and every client is served
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -40,7 +41,7 @@ class AccessGuard:
 
     def _refusal(self, scope: Scope) -> tuple[int, str, str] | None:
         if self._token is None:
-            if _is_loopback(scope):
+            if self._insecure or _is_loopback(scope):
                 return None
             return 403, "M_FORBIDDEN", f"only local clients are served; set {TOKEN_VARIABLE} to allow others"
         path: str = scope["path"]

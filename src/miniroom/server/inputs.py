@@ -12,6 +12,7 @@ from miniroom.server.errors import ApiError, bad_request
 
 MAX_REQUEST_BYTES = 512 * 1024  # a 64 KiB message, even with every character escaped in JSON
 MAX_BODY_BYTES = 64 * 1024
+MAX_TXN_ID_LENGTH = 255
 
 
 async def json_object(request: Request, allowed: Collection[str]) -> dict[str, Any]:
@@ -62,6 +63,19 @@ def optional_event_id(data: dict[str, Any], field: str) -> str | None:
         return None
     if not isinstance(value, str) or not value.startswith("$"):
         raise bad_request(f'"{field}" must be an event id like "$abc…", not {value!r}')
+    return value
+
+
+def optional_txn_id(data: dict[str, Any]) -> str | None:
+    """A client's transaction id: a repeat of a request with the same one returns the first answer."""
+    value = data.get("txn_id")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_TXN_ID_LENGTH:
+        raise bad_request(
+            f'"txn_id" must be a non-empty text of at most {MAX_TXN_ID_LENGTH} characters, unique per '
+            f"message (e.g. a random UUID), not {value!r}"
+        )
     return value
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,10 +10,14 @@ from pathlib import Path
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.profile import parse_variables
 from miniroom.engine.agent import Agent
+from miniroom.engine.session import directory_for_cwd
+from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.rooms.config import AgentConfig, RoomsConfig
 from miniroom.rooms.conversation import Conversation
 
 ROOM_CONVERSATION = "room"
+# Room sessions get ids derived from (agent, room, thread), so a restart finds each conversation's file again.
+_SESSION_NAMESPACE = uuid.UUID("5b0c1f4e-7a53-4d0e-9a57-6d1d2f3c9e10")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +36,22 @@ def model_choice(config: RoomsConfig, alias: str | None, env: Mapping[str, str])
         return ModelChoice(None, {}, env)
     variables = parse_variables(entry.variables)
     return ModelChoice(entry.model, variables, {**env, **variables})
+
+
+def model_problems(config: RoomsConfig, env: Mapping[str, str]) -> list[str]:
+    """Why an agent's model (or the configured router's) cannot be used, e.g. no API key; one line each."""
+    users = {f"Agent {name}": agent.model or config.defaults.model for name, agent in config.agents.items()}
+    if config.router.model:
+        users["The router"] = config.router.model
+    problems = []
+    for user, alias in users.items():
+        choice = model_choice(config, alias, env)
+        try:
+            resolve_model(choice.name, choice.env, agent_dir_from_env(choice.env))
+        except ModelConfigError as error:
+            named = f" (model alias {alias})" if alias else ""
+            problems.append(f"{user}{named}: {error} Until then its model requests fail.")
+    return problems
 
 
 def safe_name(name: str) -> str:
@@ -53,15 +73,29 @@ def room_prompt(name: str, agent: AgentConfig) -> str:
 
 
 class AgentFactory:
-    """Engine agents for room conversations, each with its session file under `<data_dir>/sessions`."""
+    """Engine agents for room conversations: settings from the project, one session per conversation.
 
-    def __init__(self, config: RoomsConfig, data_dir: Path, env: Mapping[str, str]) -> None:
-        self.config, self.data_dir, self.env = config, data_dir, env
+    `project_dir` (the folder of config.yaml) holds the `.miniroom/` settings of every agent; each agent
+    works in its own folder under `<data_dir>/workspaces/`, and its sessions live with all others under
+    MINI_AGENT_DIR, one folder per working folder.
+    """
+
+    def __init__(
+        self, config: RoomsConfig, data_dir: Path, env: Mapping[str, str], project_dir: Path
+    ) -> None:
+        self.config, self.data_dir, self.env, self.project_dir = config, data_dir, env, project_dir
+
+    def model_choice(self, agent: str) -> ModelChoice:
+        alias = self.config.agents[agent].model or self.config.defaults.model
+        return model_choice(self.config, alias, self.env)
 
     def session_path(self, agent: str, conversation: Conversation) -> Path:
+        """The conversation's session file, under MINI_AGENT_DIR like every other session."""
         thread = conversation.thread_root or ROOM_CONVERSATION
-        room = safe_name(conversation.room_id)
-        return self.data_dir / "sessions" / safe_name(agent) / room / f"{safe_name(thread)}.jsonl"
+        key = uuid.uuid5(_SESSION_NAMESPACE, "\0".join((agent, conversation.room_id, thread)))
+        env = self.model_choice(agent).env
+        folder = directory_for_cwd(agent_dir_from_env(env), self.workspace(agent))
+        return folder / f"room_{key}.jsonl"
 
     def workspace(self, agent: str) -> Path:
         return self.data_dir / "workspaces" / safe_name(agent)
@@ -69,14 +103,16 @@ class AgentFactory:
     def build(self, agent: str, conversation: Conversation) -> Agent:
         """The agent with its model, profile, working folder and room instructions; raises on bad settings."""
         settings = self.config.agents[agent]
-        choice = model_choice(self.config, settings.model or self.config.defaults.model, self.env)
+        choice = self.model_choice(agent)
         cwd = self.workspace(agent)
         cwd.mkdir(parents=True, exist_ok=True)
-        session = SessionChoice(path=self.session_path(agent, conversation))
-        engine_agent = build_agent(choice.name, cwd, choice.env, session, model_variables=choice.variables)
-        prompt = f"{engine_agent.config.system_prompt}\n\n{room_prompt(agent, settings)}"
-        tools = engine_agent.config.tools
-        if settings.tools:  # the agent's own allowlist narrows what its profile allows
-            tools = [tool for tool in tools if tool.name in settings.tools]
-        engine_agent.config = dataclasses.replace(engine_agent.config, system_prompt=prompt, tools=tools)
-        return engine_agent
+        return build_agent(
+            choice.name,
+            cwd,
+            choice.env,
+            SessionChoice(path=self.session_path(agent, conversation)),
+            model_variables=choice.variables,
+            project_dir=self.project_dir,
+            extra_prompt=room_prompt(agent, settings),
+            tool_allowlist=settings.tools or None,  # the agent's own allowlist narrows its profile's tools
+        )

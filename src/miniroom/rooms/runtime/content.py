@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from miniroom.rooms.transport import Content
 
 MESSAGE_EVENT = "m.room.message"
 EDIT_PREFIX = "* "
+# How far an agent's reply has got, for clients that show more than the body (the web chat's "writing…").
+TURN_KEY = "io.miniroom.turn"
+TurnState = Literal["streaming", "done", "failed", "interrupted"]
+
+
+def turn_info(state: TurnState, retries: Sequence[Mapping[str, Any]], error: str | None = None) -> Content:
+    """The `io.miniroom.turn` object: the reply's state, every retry so far, and why it failed or stopped."""
+    info: Content = {"state": state, "retries": [dict(retry) for retry in retries]}
+    if error is not None:
+        info["error"] = error
+    return info
 
 
 def mentions_content(user_ids: Iterable[str]) -> dict[str, list[str]]:
@@ -27,24 +39,40 @@ def thread_relation(thread_root: str, in_reply_to: str) -> dict[str, object]:
 
 
 def message_content(
-    body: str, *, thread_root: str | None, in_reply_to: str | None, mentions: Iterable[str] = ()
+    body: str,
+    *,
+    thread_root: str | None,
+    in_reply_to: str | None,
+    mentions: Iterable[str] = (),
+    turn: Content | None = None,
 ) -> Content:
     """A text message, in the thread rooted at `thread_root` or at room level when it is None."""
-    content: Content = {"msgtype": "m.text", "body": body, "m.mentions": mentions_content(mentions)}
+    content = _text(body, mentions, turn)
     if thread_root is not None:
         content["m.relates_to"] = thread_relation(thread_root, in_reply_to or thread_root)
     return content
 
 
 def edit_content(
-    original_id: str, body: str, *, mentions: Iterable[str] = (), newly_mentioned: Iterable[str] = ()
+    original_id: str,
+    body: str,
+    *,
+    mentions: Iterable[str] = (),
+    newly_mentioned: Iterable[str] = (),
+    turn: Content | None = None,
 ) -> Content:
     """An `m.replace` edit: the full new content, and at top level only the users it newly mentions."""
-    new_content: Content = {"msgtype": "m.text", "body": body, "m.mentions": mentions_content(mentions)}
     return {
         "msgtype": "m.text",
         "body": EDIT_PREFIX + body,
-        "m.new_content": new_content,
+        "m.new_content": _text(body, mentions, turn),
         "m.relates_to": {"rel_type": "m.replace", "event_id": original_id},
         "m.mentions": mentions_content(newly_mentioned),
     }
+
+
+def _text(body: str, mentions: Iterable[str], turn: Content | None) -> Content:
+    content: Content = {"msgtype": "m.text", "body": body, "m.mentions": mentions_content(mentions)}
+    if turn is not None:
+        content[TURN_KEY] = turn
+    return content

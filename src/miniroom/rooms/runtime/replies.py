@@ -7,9 +7,17 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from miniroom.engine import events as ev
-from miniroom.rooms.runtime.content import MESSAGE_EVENT, edit_content, message_content
+from miniroom.engine.notices import retry_line
+from miniroom.rooms.runtime.content import (
+    MESSAGE_EVENT,
+    TurnState,
+    edit_content,
+    message_content,
+    turn_info,
+)
 from miniroom.rooms.transport import Content, RoomTransport
 
 log = logging.getLogger(__name__)
@@ -30,16 +38,20 @@ class ReplyTarget:
     thread_root: str | None
     in_reply_to: str | None
     edit_of: str | None = None
+    txn_id: str | None = None  # the first post's transaction id: sent again, it returns the same event
 
 
 class ReplyText:
-    """The reply as people see it: one line per tool call, then the agent's text."""
+    """The reply as people see it: a line per retry and per tool call, in order, then the agent's text."""
 
     def __init__(self) -> None:
-        self.tool_lines: list[str] = []
+        self.lines: list[str] = []
+        self.retries: list[dict[str, Any]] = []
         self.paragraphs: list[str] = []  # one per finished assistant message with text
         self._current: list[str] = []  # the streaming message's deltas, joined only when read
-        self.failure: str | None = None
+        self.state: TurnState = "streaming"
+        self.error: str | None = None  # why the turn failed or stopped
+        self.ending: str | None = None  # the notice that closes a failed or interrupted reply
 
     def apply(self, event: ev.AgentEvent) -> bool:
         """Take in one engine event; True when the visible text changed."""
@@ -47,14 +59,23 @@ class ReplyText:
             self._current.append(event.text)
             return bool(event.text)
         if isinstance(event, ev.ToolStarted):
-            self.tool_lines.append(f"{TOOL_MARK} {event.summary}")
+            self.lines.append(f"{TOOL_MARK} {event.summary}")
+            return True
+        if isinstance(event, ev.RetryScheduled):
+            self.lines.append(retry_line(event))
+            self.retries.append(_retry_record(event, self.lines[-1]))
             return True
         if isinstance(event, ev.MessageCompleted):
             finished = "".join(self._current).strip()
+            self._current = []
+            if event.message.stop_reason == "error":
+                return bool(finished)  # a failed attempt's words are not the answer: a retry streams anew
             if finished:
                 self.paragraphs.append(finished)  # the next assistant message starts a new paragraph
-            self._current = []
         return False
+
+    def end(self, state: TurnState, error: str | None = None, ending: str | None = None) -> None:
+        self.state, self.error, self.ending = state, error, ending
 
     @property
     def text(self) -> str:
@@ -63,9 +84,24 @@ class ReplyText:
         return "\n\n".join([*self.paragraphs, streaming] if streaming else self.paragraphs)
 
     def render(self) -> str:
-        parts = ["\n".join(self.tool_lines), self.text]
+        parts = ["\n".join(self.lines), self.text]
         body = fit("\n\n".join(part for part in parts if part), MAX_BODY_BYTES)
-        return f"{body}\n\n{self.failure}" if body and self.failure else body or self.failure or ""
+        return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
+
+    def turn(self) -> Content:
+        return turn_info(self.state, self.retries, self.error)
+
+
+def _retry_record(event: ev.RetryScheduled, line: str) -> dict[str, Any]:
+    wait = int(event.wait_seconds) if float(event.wait_seconds).is_integer() else event.wait_seconds
+    return {
+        "model": event.model,
+        "attempt": event.attempt,
+        "max_attempts": event.max_attempts,
+        "cause": event.cause,
+        "wait_seconds": wait,
+        "line": line,
+    }
 
 
 def fit(text: str, limit: int) -> str:
@@ -87,15 +123,12 @@ class ReplyWriter:
         *,
         interval: float = DEFAULT_EDIT_INTERVAL,
         on_posted: Callable[[str], None] | None = None,
-        posts: set[asyncio.Task[str]] | None = None,
     ) -> None:
         self.transport, self.target, self.interval = transport, target, interval
         self.reply = ReplyText()
         self.reply_id: str | None = target.edit_of
         self._on_posted = on_posted
-        self._posts = posts if posts is not None else set()  # first posts still on their way (see _send)
-        self._sent_body: str | None = None
-        self._sent_mentions: tuple[str, ...] = ()
+        self._sent: tuple[str, tuple[str, ...], Content] | None = None  # body, mentions, turn info
         self._wake = asyncio.Event()
         self._finishing = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -107,20 +140,19 @@ class ReplyWriter:
         if self.reply.apply(event):
             self._wake.set()
 
-    async def finish(self, failure: str | None = None, mentions: tuple[str, ...] = ()) -> str | None:
-        """Stop streaming and send the complete reply; returns the reply's event id (None if never sent)."""
-        self.reply.failure = failure
+    async def finish(self, mentions: tuple[str, ...] = ()) -> str | None:
+        """Stop streaming and send the reply as it ends; returns its event id (None if never sent).
+
+        An interrupted reply is only ever an edit: a turn cut short before it posted anything posts nothing.
+        """
         self._finishing.set()
         self._wake.set()
         if self._task is not None:
             await self._task
+        if self.reply_id is None and self.reply.state == "interrupted":
+            return None
         await self._send(self.reply.render() or EMPTY_REPLY, mentions)
         return self.reply_id
-
-    def cancel(self) -> None:
-        """Stop streaming without a final send (the turn was cancelled, e.g. at shutdown)."""
-        if self._task is not None:
-            self._task.cancel()
 
     async def _run(self) -> None:
         while not self._finishing.is_set():
@@ -134,35 +166,36 @@ class ReplyWriter:
 
     async def _send(self, body: str, mentions: tuple[str, ...]) -> None:
         """Post the reply, or edit it in place; a failed send is logged and retried with the next text."""
-        if not body or (body == self._sent_body and mentions == self._sent_mentions):
+        turn = self.reply.turn()
+        if not body or (body, mentions, turn) == self._sent:
             return
         try:
             if self.reply_id is None:
-                # Shielded: a turn cancelled at shutdown while its reply is being posted still records the
-                # reply, so the message is not answered a second time after the restart.
-                posting = asyncio.create_task(self._post_first(self._first_content(body, mentions)))
-                self._posts.add(posting)
-                posting.add_done_callback(self._posts.discard)
-                self.reply_id = await asyncio.shield(posting)
+                await self._post_first(self._first_content(body, mentions, turn))
             else:
                 added = tuple(user for user in mentions if user not in self._sent_mentions)
-                await self._post(edit_content(self.reply_id, body, mentions=mentions, newly_mentioned=added))
+                edit = edit_content(self.reply_id, body, mentions=mentions, newly_mentioned=added, turn=turn)
+                await self._post(edit, None)
         except Exception:
             log.exception("Sending a reply in %s as %s failed", self.target.room_id, self.target.sender)
             return
-        self._sent_body, self._sent_mentions = body, mentions
+        self._sent = (body, mentions, turn)
 
-    async def _post_first(self, content: Content) -> str:
-        reply_id = await self._post(content)
+    @property
+    def _sent_mentions(self) -> tuple[str, ...]:
+        return self._sent[1] if self._sent is not None else ()
+
+    async def _post_first(self, content: Content) -> None:
+        self.reply_id = await self._post(content, self.target.txn_id)
         if self._on_posted is not None:
-            self._on_posted(reply_id)
-        return reply_id
+            self._on_posted(self.reply_id)
 
-    def _first_content(self, body: str, mentions: tuple[str, ...]) -> Content:
+    def _first_content(self, body: str, mentions: tuple[str, ...], turn: Content) -> Content:
         target = self.target
         return message_content(
-            body, thread_root=target.thread_root, in_reply_to=target.in_reply_to, mentions=mentions
+            body, thread_root=target.thread_root, in_reply_to=target.in_reply_to, mentions=mentions, turn=turn
         )
 
-    async def _post(self, content: Content) -> str:
-        return await self.transport.send(self.target.sender, self.target.room_id, MESSAGE_EVENT, content)
+    async def _post(self, content: Content, txn_id: str | None) -> str:
+        sender, room_id = self.target.sender, self.target.room_id
+        return await self.transport.send(sender, room_id, MESSAGE_EVENT, content, txn_id=txn_id)

@@ -22,7 +22,7 @@ ROUTER_PROMPT = (
     "You route chat messages to agents. Given the agents and a message, answer with the name of the one "
     "agent best suited to answer it, and nothing else."
 )
-ROUTER_OPTIONS = RequestOptions(thinking_level="off", max_tokens=64, timeout=60.0)
+ROUTER_OPTIONS = RequestOptions(thinking_level="off", max_tokens=64, idle_timeout=60.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,22 +73,22 @@ async def choose_agent(
 
 
 class Router:
-    """Picks one agent among candidates with the `router.model` (else `defaults.model`), else the first."""
+    """Picks one agent among candidates with `router.model`, else `defaults.model`, else the engine's
+    default model (MODEL, else deepseek/deepseek-v4-flash); the first candidate when that fails."""
 
     def __init__(self, config: RoomsConfig, env: Mapping[str, str]) -> None:
         self.config, self.env = config, env
 
     async def choose(self, candidates: Sequence[str], message: str) -> str:
-        """The chosen candidate's name; the first candidate when no model is set or the call fails."""
+        """The chosen candidate's name; the first candidate when the model cannot be used or names nobody."""
         fallback = candidates[0]
         alias = self.config.router.model or self.config.defaults.model
-        if alias is None:
-            return fallback
         choice = model_choice(self.config, alias, self.env)
         try:
             model, _thinking = resolve_model(choice.name, choice.env, agent_dir_from_env(choice.env))
         except ModelConfigError as error:
-            log.warning("The router model %s cannot be used: %s", alias, error)
+            where = f"The router model {alias}" if alias else "The router's default model (no router.model)"
+            log.warning("%s cannot be used, so %s answers: %s", where, fallback, error)
             return fallback
         listed = [self._candidate(name) for name in candidates]
         chosen = await choose_agent(model, listed, message)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -15,13 +14,14 @@ from miniroom.rooms.conversation import Conversation, resolve_conversation
 from miniroom.rooms.decide import Respond, RoomDecision, decide, regenerate_on_edit, reply_conversation
 from miniroom.rooms.events import RoomEvent, parse_event
 from miniroom.rooms.mentions import plain_mentions
-from miniroom.rooms.policy import RoomPolicy, RoomState, room_policy, room_thread_modes
+from miniroom.rooms.policy import RoomPolicy, RoomState, room_agents, room_policy, room_thread_modes
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content
+from miniroom.rooms.runtime.ledger import TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
 from miniroom.rooms.runtime.room_view import member_name, related_events, thread_state
 from miniroom.rooms.runtime.router import Router
-from miniroom.rooms.runtime.state_store import AnsweredStore, PendingStore, ThreadModeStore
+from miniroom.rooms.runtime.state_store import ThreadModeStore
 from miniroom.rooms.runtime.turn_queue import TurnKey, TurnQueue
 from miniroom.rooms.runtime.turns import Turn, TurnRunner
 from miniroom.rooms.thread_mode import RoomRef
@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 MAX_HANDOFFS = 5
 RECONNECT_DELAYS = (1.0, 30.0)  # seconds: the first wait after a transport failure, and the longest
 COMMAND_REPLIER_NOT_JOINED = "No agent has joined %s, so the command %s goes unanswered"
+NOT_TEXT_IGNORED = "Ignoring a %s message from %s in %s (%s): agents read typed text only"
 
 
 class RoomRuntime:
@@ -43,40 +44,55 @@ class RoomRuntime:
         data_dir: Path,
         *,
         env: Mapping[str, str] | None = None,
+        project_dir: Path | None = None,
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
     ) -> None:
+        """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
+        (default: the data folder's parent, where `miniroom_data/` usually sits beside config.yaml)."""
         self.config, self.transport, self.data_dir = config, transport, data_dir
         env = os.environ if env is None else env
         tracking = data_dir / "tracking"
         self.thread_modes = ThreadModeStore(tracking)
-        self.answered = AnsweredStore(tracking)
-        self.pending = PendingStore(tracking)
-        factory = AgentFactory(config, data_dir, env)
+        self.ledger = TurnLedger(tracking)
+        factory = AgentFactory(config, data_dir, env, project_dir or data_dir.parent)
         self.turns = TurnRunner(
-            transport, factory, self.answered, mentions=self._agents_mentioned, edit_interval=edit_interval
+            transport, factory, self.ledger, mentions=self._agents_mentioned, edit_interval=edit_interval
         )
         self.router = Router(config, env)
         self.queue = TurnQueue()
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}
+        self._room_agents = room_agents(config)
         self._newest_edits: dict[str, RoomEvent] = {}
-        self._turns_of: Counter[str] = Counter()  # event id -> its turns queued or running
-        self._in_flight: set[tuple[str, str]] = set()  # (event id, agent) of those turns
         self._stopping = False
 
     async def start(self) -> None:
         """Sign the agents in, join the rooms, and build the policy from their user ids."""
         agents = {name: agent.display_name or name for name, agent in self.config.agents.items()}
         rooms = {key: room.alias for key, room in self.config.rooms.items()}
-        await self.transport.start(agents, rooms)
+        await self.transport.start(agents, rooms, self._room_agents)
         user_ids = {name: self.transport.agent_user_id(name) for name in self.config.agents}
         self.policy = room_policy(self.config, user_ids)
         for key in self.config.rooms:
             room_id = self.transport.room_id(key)
             if room_id is not None:
                 self._room_keys[room_id] = key
-        for raw in self.pending.events():  # turns a stop cut short; what was answered meanwhile is skipped
+        self._resume_turns()
+        for raw in self.ledger.pending_events():  # what a stop cut short; anything answered is skipped
             await self._handle_safely(raw)
+
+    def _resume_turns(self) -> None:
+        """Run again the turns a stop or a crash cut short: each finishes the reply it had posted."""
+        for record in self.ledger.unfinished():
+            if record.turn.agent in self.config.agents:
+                self._submit(record.turn)
+                continue
+            log.warning(
+                "Not finishing the reply of %s to %s: no agent of that name is configured any more",
+                record.turn.agent,
+                record.turn.event_id,
+            )
+            self.ledger.complete(record.turn, None)
 
     async def serve(self) -> None:
         """Handle every event the transport delivers, in order, until `stop`; nothing else ends it."""
@@ -117,7 +133,10 @@ class RoomRuntime:
             return  # our own echoes: hand-offs are taken from a reply's final text instead
         if not event.is_edit and not event.is_message:
             return
-        self.pending.add(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
+        if event.is_message and not event.is_text:
+            log.warning(NOT_TEXT_IGNORED, event.msgtype, event.sender, event.room_id, event.event_id)
+            return
+        self.ledger.receive(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
         try:
             if event.is_edit:
                 await self._on_edit(event)
@@ -126,8 +145,8 @@ class RoomRuntime:
             else:
                 await self._on_message(event)
         finally:
-            if not self._turns_of[event.event_id] and not self._stopping:
-                self.pending.done(event.event_id)
+            if not self._stopping:
+                self.ledger.release(event.event_id)
 
     # Messages
 
@@ -136,9 +155,7 @@ class RoomRuntime:
         decision = await self._decide(event, conversation)
         routing = decision.routing
         # A message delivered again after a restart was routed already: its answer is on record.
-        if routing is not None and not any(
-            self.answered.answered(event.event_id, n) for n in routing.candidates
-        ):
+        if routing is not None and not any(self.ledger.taken(event.event_id, n) for n in routing.candidates):
             chosen = await self.router.choose(routing.candidates, event.body or "")
             decision = decision.route_to(chosen)
         prompt = f"{await self.sender_name(event.room_id, event.sender)}: {event.body}"
@@ -153,15 +170,13 @@ class RoomRuntime:
 
     def _submit_responders(self, decision: RoomDecision, event_id: str, prompt: str, handoffs: int) -> None:
         for name, outcome in decision.decisions.items():
-            if isinstance(outcome, Respond) and not self.answered.answered(event_id, name):
+            if isinstance(outcome, Respond) and not self.ledger.answered(event_id, name):
                 turn = Turn(name, outcome.conversation, event_id, prompt, handoffs=handoffs)
                 self._submit(turn)
 
     def _submit(self, turn: Turn) -> None:
-        if (turn.event_id, turn.agent) in self._in_flight:
+        if not self.ledger.claim(turn):
             return  # delivered again (e.g. replayed at start) while its turn is still queued or running
-        self._in_flight.add((turn.event_id, turn.agent))
-        self._turns_of[turn.event_id] += 1
         if self._stopping:
             return  # the event stays pending: its turn runs after the next start
         key = TurnKey(turn.agent, turn.conversation.room_id, turn.conversation.thread_root)
@@ -176,14 +191,7 @@ class RoomRuntime:
             raise
         finally:
             if not cancelled:
-                self._turn_ended(turn)
-
-    def _turn_ended(self, turn: Turn) -> None:
-        self._in_flight.discard((turn.event_id, turn.agent))
-        self._turns_of[turn.event_id] -= 1
-        if self._turns_of[turn.event_id] <= 0:
-            del self._turns_of[turn.event_id]
-            self.pending.done(turn.event_id)
+                self.ledger.unclaim(turn)
 
     async def _answer(self, turn: Turn) -> None:
         outcome = await self.turns.run(turn, self.agent_name(turn.agent))
@@ -214,7 +222,7 @@ class RoomRuntime:
             edit,
             policy=self.policy,
             get_event=related.get,
-            agent_replies=self.answered.replies,
+            agent_replies=self.ledger.replies,
             newest_edit=self._newest_edits.get(target),
         )
         if not regenerations:
@@ -225,7 +233,7 @@ class RoomRuntime:
         room = await self._room_state(edit.room_id)
         who = await self.sender_name(edit.room_id, edit.sender)
         for regeneration in regenerations:
-            if self.answered.answered(edit.event_id, regeneration.agent):
+            if self.ledger.answered(edit.event_id, regeneration.agent):
                 continue
             prompt = f"{who} edited the message you answered; answer it as it now reads:\n{regeneration.body}"
             where = reply_conversation(original, conversation, room.thread_mode(regeneration.agent))
@@ -236,7 +244,7 @@ class RoomRuntime:
 
     async def _on_command(self, event: RoomEvent) -> None:
         command = parse_command(event.body)
-        if command is None or self.answered.answered(event.event_id):
+        if command is None or self.ledger.answered(event.event_id):
             return
         replier = await self._command_replier(event.room_id)
         if replier is None:
@@ -255,13 +263,14 @@ class RoomRuntime:
         )
         content["msgtype"] = "m.notice"
         sender = self.transport.agent_user_id(replier)
-        reply_id = await self.transport.send(sender, event.room_id, MESSAGE_EVENT, content)
-        self.answered.record(event.event_id, replier, reply_id)
+        txn_id = transaction_id(event.event_id, replier, "command")
+        reply_id = await self.transport.send(sender, event.room_id, MESSAGE_EVENT, content, txn_id=txn_id)
+        self.ledger.record_reply(event.event_id, replier, reply_id)
 
     async def _command_replier(self, room_id: str) -> str | None:
-        """The first configured agent that has joined the room answers its commands."""
-        joined = await self.transport.joined_members(room_id)
-        return next((agent.name for agent in self.policy.agents if agent.user_id in joined), None)
+        """The first configured agent that belongs in the room answers its commands."""
+        room = await self._room_state(room_id)
+        return next((agent.name for agent in self.policy.agents if room.hosts(agent)), None)
 
     # Room facts
 
@@ -276,7 +285,8 @@ class RoomRuntime:
             self.config, RoomRef(room_id, key, alias), self.thread_modes.get(room_id)
         )
         joined = frozenset(await self.transport.joined_members(room_id))
-        return RoomState(room_id, joined, modes)
+        configured = frozenset(self._room_agents[key]) if key is not None else None
+        return RoomState(room_id, joined, modes, configured_agents=configured)
 
     def _agents_mentioned(self, text: str) -> tuple[str, ...]:
         return plain_mentions(text, self.policy.agent_mentions)

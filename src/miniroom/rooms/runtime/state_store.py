@@ -91,7 +91,7 @@ class AnsweredStore:
     def record(self, event_id: str, agent: str, reply_id: str) -> None:
         replies = self._replies.setdefault(event_id, {})
         if replies.get(agent) == reply_id:
-            return  # already on record: a turn records its reply when first posted and again when it ends
+            return  # already on record
         replies[agent] = reply_id
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps({"event": event_id, "agent": agent, "reply": reply_id}, ensure_ascii=False)

@@ -6,32 +6,27 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from miniroom.agent.profile import ProfileError
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
-from miniroom.engine.session import SessionError
+from miniroom.engine.session import Session, SessionError
 from miniroom.llm.model_name import ModelConfigError
-from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
-from miniroom.rooms.runtime.state_store import AnsweredStore
 from miniroom.rooms.transport import RoomTransport
+
+__all__ = ["Turn", "TurnOutcome", "TurnRunner"]
 
 log = logging.getLogger(__name__)
 _PEOPLE_ERRORS = (ProfileError, ModelConfigError, SessionError, OSError)
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One message for one agent: what it is told, where it answers, and the event that asked."""
-
-    agent: str
-    conversation: Conversation  # where the reply goes, and which session the agent works in
-    event_id: str  # the message answered: the key in the answered store
-    prompt: str
-    edit_of: str | None = None  # regenerating: the earlier reply to edit in place
-    handoffs: int = 0  # how many hand-offs led here, to stop agents passing a message back and forth forever
+REPLY_PART = "reply"
+STOPPED = "miniroom stopped before the reply was complete; it is finished after the restart"
+RERUN_REASON = "the turn was cut short by a restart and runs again"
+SETTLE_SECONDS = 10.0  # how long a stop waits for interrupted replies to be marked
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,55 +43,83 @@ class TurnRunner:
         self,
         transport: RoomTransport,
         factory: AgentFactory,
-        answered: AnsweredStore,
+        ledger: TurnLedger,
         *,
         mentions: Callable[[str], tuple[str, ...]] = lambda text: (),
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
     ) -> None:
-        self.transport, self.factory, self.answered = transport, factory, answered
+        self.transport, self.factory, self.ledger = transport, factory, ledger
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
-        self.posts: set[asyncio.Task[str]] = set()  # replies being posted, awaited by `settle` at shutdown
+        self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
+        earlier = self.ledger.in_flight(turn.event_id, turn.agent)
+        writer = ReplyWriter(
+            self.transport,
+            self._target(turn, earlier),
+            interval=self.edit_interval,
+            on_posted=lambda reply_id: self.ledger.posted(turn, reply_id),
+        )
+        writer.start()
+        try:
+            failure = await self._prompt(turn, writer, earlier)
+        except asyncio.CancelledError:
+            writer.reply.end("interrupted", STOPPED, f"⚠ {display_name}: {STOPPED}")
+            self._close_later(writer)
+            raise
+        if failure is None:
+            writer.reply.end("done")
+        else:
+            writer.reply.end("failed", failure, f"⚠ {display_name} failed: {failure}")
+            where = turn.conversation
+            log.warning(
+                "Agent %s failed to answer %s in room %s (thread %s): %s",
+                turn.agent,
+                turn.event_id,
+                where.room_id,
+                where.thread_root or "none, room level",
+                failure,
+            )
+        reply_id = await writer.finish(self.mentions(writer.reply.text))
+        self.ledger.complete(turn, reply_id)
+        return TurnOutcome(reply_id, writer.reply.text, failure is not None)
+
+    def _target(self, turn: Turn, earlier: InFlight | None) -> ReplyTarget:
         conversation = turn.conversation
-        target = ReplyTarget(
+        return ReplyTarget(
             room_id=conversation.room_id,
             sender=self.transport.agent_user_id(turn.agent),
             thread_root=conversation.thread_root,
             in_reply_to=turn.event_id,
-            edit_of=turn.edit_of,
+            edit_of=turn.edit_of or (earlier.reply_id if earlier is not None else None),
+            txn_id=transaction_id(turn.event_id, turn.agent, REPLY_PART),
         )
-        writer = ReplyWriter(
-            self.transport,
-            target,
-            interval=self.edit_interval,
-            on_posted=lambda reply_id: self.answered.record(turn.event_id, turn.agent, reply_id),
-            posts=self.posts,
-        )
-        writer.start()
-        try:
-            failure = await self._prompt(turn, writer)
-        except asyncio.CancelledError:
-            writer.cancel()
-            raise
-        notice = f"⚠ {display_name} failed: {failure}" if failure else None
-        reply_id = await writer.finish(notice, self.mentions(writer.reply.text))
-        if reply_id is not None:
-            self.answered.record(turn.event_id, turn.agent, reply_id)
-        return TurnOutcome(reply_id, writer.reply.text, failure is not None)
+
+    def _close_later(self, writer: ReplyWriter) -> None:
+        closing = asyncio.create_task(writer.finish(), name=f"interrupt {writer.target.in_reply_to}")
+        self.closing.add(closing)
+        closing.add_done_callback(self.closing.discard)
 
     async def settle(self) -> None:
-        """Wait for replies still being posted by turns that were cancelled (so that they are recorded)."""
-        await asyncio.gather(*self.posts, return_exceptions=True)
+        """Wait (a while) for the replies of cancelled turns to be marked interrupted."""
+        if not self.closing:
+            return
+        _done, late = await asyncio.wait(set(self.closing), timeout=SETTLE_SECONDS)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
 
-    async def _prompt(self, turn: Turn, writer: ReplyWriter) -> str | None:
+    async def _prompt(self, turn: Turn, writer: ReplyWriter, earlier: InFlight | None) -> str | None:
         """Run the agent's turn with `writer` listening; the reason it failed, or None."""
         agent: Agent | None = None
         try:
+            path = self.factory.session_path(turn.agent, turn.conversation)
+            stored = earlier is not None and rewind_to_prompt(path, earlier.session_leaf, turn.prompt)
             agent = self.factory.build(turn.agent, turn.conversation)
+            self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
-            ended = await agent.prompt(turn.prompt)
+            ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
         except _PEOPLE_ERRORS as error:
             return str(error)
         except Exception as error:
@@ -106,6 +129,35 @@ class TurnRunner:
             if agent is not None:
                 await agent.aclose()
         return failure_reason(ended)
+
+
+def rewind_to_prompt(path: Path, leaf: str | None, prompt: str) -> bool:
+    """Whether the session at `path` holds `prompt` right after entry `leaf` (stored by a turn a restart cut
+    short); if so, the session continues from that prompt again, the partial answer left on a side branch."""
+    if not path.exists():
+        return False
+    session = Session.load(path)
+    try:
+        branch = session.branch()
+        ids = [entry["id"] for entry in branch]
+        start = 0 if leaf is None else ids.index(leaf) + 1 if leaf in ids else len(branch)
+        following = next((entry for entry in branch[start:] if entry["type"] == "message"), None)
+        if following is None or not _is_prompt(following.get("message"), prompt):
+            return False
+        session.rewind(following["id"], RERUN_REASON)
+        return True
+    finally:
+        session.close()
+
+
+def _is_prompt(message: Any, prompt: str) -> bool:
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return content == prompt
+    texts = [block.get("text") for block in content or () if isinstance(block, dict)]
+    return "".join(text for text in texts if isinstance(text, str)) == prompt
 
 
 def failure_reason(ended: ev.TurnEnded) -> str | None:

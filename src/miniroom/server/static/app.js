@@ -209,8 +209,14 @@ function receive(event, fromPage) {
 
 // --- Actions ---------------------------------------------------------------------------------------
 
-async function send(body, threadRoot) {
-  const payload = threadRoot ? { body, thread_root: threadRoot } : { body };
+// A transaction id per message: sending it again (after an answer was lost) returns the stored message.
+function newTxnId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+async function send(body, threadRoot, txnId) {
+  const payload = threadRoot ? { body, thread_root: threadRoot, txn_id: txnId } : { body, txn_id: txnId };
   const sent = await api(roomPath("/messages"), { method: "POST", body: JSON.stringify(payload) });
   receive(sent.event, false);
 }
@@ -253,11 +259,15 @@ function startEdit(message, view) {
 }
 
 function wireComposer(form, input, threadRoot) {
+  let unsent = null; // a send that failed: the same text sent again to the same place reuses its id
   const submit = async () => {
     const body = input.value;
+    const root = threadRoot();
     if (!body.trim()) return;
+    if (!unsent || unsent.body !== body || unsent.root !== root) unsent = { body, root, txnId: newTxnId() };
     try {
-      await send(body, threadRoot());
+      await send(body, root, unsent.txnId);
+      unsent = null;
       input.value = "";
       showStatus("");
     } catch (error) {

@@ -17,6 +17,11 @@ cache_read_input_tokens, cache_creation_input_tokens, and to OpenAI's prompt_tok
 completion_tokens = output, prompt_tokens_details.cached_tokens = cache_read (OpenAI has no field for
 cache writes).
 
+Failures a test can script (see `Reply`): any status with its error body and extra headers (`retry-after`),
+an error mid-stream, a dropped connection, slow events (`delay`), a server that accepts and stays silent
+(`silent`), a stream of nothing but keep-alive pings (`ping_every`), and the size of the streamed pieces
+(`fragment`).
+
     with ScriptedProvider() as provider:
         provider.script(Reply(text="hi"), Reply(tool_calls=[("read", {"path": "a.txt"})]))
         ...  # point a client at provider.url or provider.openai_base_url

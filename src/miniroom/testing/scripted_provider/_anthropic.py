@@ -15,6 +15,7 @@ from miniroom.testing.scripted_provider._model import (
 )
 
 REQUEST_ID_HEADER = "request-id"
+PING = b'event: ping\ndata: {"type":"ping"}\n\n'
 
 
 def error_type(reply: Reply) -> str:
@@ -79,13 +80,13 @@ def stream_events(turn: Turn, request: dict[str, Any]) -> list[bytes]:
     ]
     blocks: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []  # (content_block, deltas)
     if reply.thinking:
-        deltas = [{"type": "thinking_delta", "thinking": part} for part in fragments(reply.thinking)]
+        pieces = fragments(reply.thinking, reply.fragment)
+        deltas = [{"type": "thinking_delta", "thinking": part} for part in pieces]
         deltas.append({"type": "signature_delta", "signature": turn.signature})
         blocks.append(({"type": "thinking", "thinking": ""}, deltas))
     if reply.text:
-        blocks.append(
-            ({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in fragments(reply.text)])
-        )
+        pieces = fragments(reply.text, reply.fragment)
+        blocks.append(({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces]))
     for tool_id, (name, _), arguments in zip(
         turn.tool_ids("toolu_"), reply.tool_calls, turn.arguments, strict=True
     ):

@@ -31,6 +31,12 @@ class Reply:
     error_message: str = ""
     drop_after_events: int | None = None  # close the connection after N SSE events (non-stream: no response)
     delay: float = 0.0  # seconds before each SSE event (non-stream: before the response)
+    # A stalled server: `silent` accepts the request and sends nothing, not even the status line, until the
+    # client goes away; `ping_every` streams the opening event, then only keep-alive pings this many seconds
+    # apart (Anthropic `event: ping`, OpenAI a `: keep-alive` comment), never the content, until it goes away.
+    silent: bool = False
+    ping_every: float = 0.0
+    fragment: int = FRAGMENT  # characters per streamed text or thinking piece (real providers send a few)
     headers: dict[str, str] = field(default_factory=dict)  # extra response headers, e.g. retry-after
 
     @classmethod

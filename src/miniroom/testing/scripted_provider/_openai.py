@@ -17,6 +17,7 @@ from miniroom.testing.scripted_provider._model import (
 
 REQUEST_ID_HEADER = "x-request-id"
 DONE = b"data: [DONE]\n\n"
+PING = b": keep-alive\n\n"  # an SSE comment, as compatible servers send while a reply is queued
 
 
 def error_type(reply: Reply) -> str:
@@ -94,8 +95,8 @@ def stream_events(turn: Turn, request: dict[str, Any]) -> list[bytes]:
         return b"data: " + dumps(data) + b"\n\n"
 
     events = [chunk({"role": "assistant", "content": "", "refusal": None})]
-    events.extend(chunk({"reasoning_content": part}) for part in fragments(reply.thinking))
-    events.extend(chunk({"content": part}) for part in fragments(reply.text))
+    events.extend(chunk({"reasoning_content": part}) for part in fragments(reply.thinking, reply.fragment))
+    events.extend(chunk({"content": part}) for part in fragments(reply.text, reply.fragment))
     for index, (tool_id, (name, _), arguments) in enumerate(
         zip(turn.tool_ids("call_"), reply.tool_calls, turn.arguments, strict=True)
     ):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import threading
@@ -28,6 +29,7 @@ class _Wire(Protocol):
     """What each protocol module provides."""
 
     REQUEST_ID_HEADER: str
+    PING: bytes
 
     def error_type(self, reply: Reply) -> str: ...
     def error_body(self, kind: str, message: str, request_id: str) -> dict[str, Any]: ...
@@ -207,7 +209,7 @@ class ScriptedProvider:
         else:
             body = await reader.readexactly(int(headers.get("content-length") or 0))
         keep = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
-        response = _Response(writer, chunked=version == "HTTP/1.1", keep=keep)
+        response = _Response(reader, writer, chunked=version == "HTTP/1.1", keep=keep)
         await self._respond(method, target, headers, body, response)
         return response.keep
 
@@ -241,6 +243,9 @@ class ScriptedProvider:
         request_id = f"req_scripted_{self._served:04d}"
         extra = {wire.REQUEST_ID_HEADER: request_id, **reply.headers}
         streaming = request.get("stream") is True
+        if reply.silent:
+            await response.stay_silent()
+            return
         if reply.drop_after_events is not None and not (streaming and reply.status == 200):
             await _pause(reply.delay)
             response.keep = False  # a JSON answer is never half-sent: the connection closes without one
@@ -253,7 +258,10 @@ class ScriptedProvider:
         self._turns += 1
         turn = Turn.build(reply, request, text, self._turns, self._tools + 1)
         self._tools += len(reply.tool_calls)
-        if streaming:
+        if streaming and reply.ping_every > 0:
+            opening = wire.stream_events(turn, request)[0]
+            await response.ping_forever(opening, wire.PING, reply.ping_every, extra)
+        elif streaming:
             events = wire.stream_events(turn, request)
             await response.stream(events, reply.delay, reply.drop_after_events, extra)
         else:
@@ -262,7 +270,10 @@ class ScriptedProvider:
 
 
 class _Response:
-    def __init__(self, writer: asyncio.StreamWriter, *, chunked: bool, keep: bool) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, chunked: bool, keep: bool
+    ) -> None:
+        self.reader = reader
         self.writer = writer
         self.chunked = chunked
         self.keep = keep
@@ -277,6 +288,31 @@ class _Response:
             lines.append("connection: close")
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
+    async def stay_silent(self) -> None:
+        """Send nothing until the client closes the connection."""
+        self.keep = False
+        await self.reader.read()
+
+    async def ping_forever(self, opening: bytes, ping: bytes, every: float, extra: dict[str, str]) -> None:
+        """The stream's head and its opening event, then a ping every `every` s until the client goes away."""
+        self.keep = False
+        self.writer.write(self._stream_head(extra) + self._frame(opening))
+        while not self.reader.at_eof():
+            await self.writer.drain()
+            with contextlib.suppress(TimeoutError):  # the client's close ends the wait early
+                await asyncio.wait_for(self.reader.read(1), every)
+            if not self.reader.at_eof():
+                self.writer.write(self._frame(ping))
+
+    def _stream_head(self, extra: dict[str, str]) -> bytes:
+        headers = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
+        if self.chunked:
+            headers["transfer-encoding"] = "chunked"
+        return self._head(200, headers | extra)
+
+    def _frame(self, event: bytes) -> bytes:
+        return b"%x\r\n%s\r\n" % (len(event), event) if self.chunked else event
+
     async def json(self, status: int, body: dict[str, Any], extra: dict[str, str]) -> None:
         data = dumps(body)
         headers = {"content-type": "application/json", "content-length": str(len(data)), **extra}
@@ -290,11 +326,8 @@ class _Response:
         if drop_after is not None:
             events = events[:drop_after]
         self.keep = self.keep and self.chunked and drop_after is None
-        headers = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
-        if self.chunked:
-            headers["transfer-encoding"] = "chunked"
-        head = self._head(200, headers | extra)
-        frames = [b"%x\r\n%s\r\n" % (len(event), event) for event in events] if self.chunked else events
+        head = self._stream_head(extra)
+        frames = [self._frame(event) for event in events]
         end = b"0\r\n\r\n" if self.chunked and drop_after is None else b""
         if delay <= 0:
             self.writer.write(head + b"".join(frames) + end)

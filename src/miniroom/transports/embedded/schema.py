@@ -37,6 +37,14 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS events_by_room ON events(room_id, position);
 CREATE INDEX IF NOT EXISTS events_by_thread ON events(room_id, thread_root, position);
 CREATE INDEX IF NOT EXISTS events_by_target ON events(relates_to, rel_type);
+-- Client transaction ids: a send repeated with the same id returns the event stored the first time.
+CREATE TABLE IF NOT EXISTS transactions (
+    room_id TEXT NOT NULL,
+    sender TEXT NOT NULL,
+    txn_id TEXT NOT NULL,
+    event_id TEXT NOT NULL REFERENCES events(event_id),
+    PRIMARY KEY (room_id, sender, txn_id)
+);
 CREATE TABLE IF NOT EXISTS cursors (
     name TEXT PRIMARY KEY,
     position INTEGER NOT NULL

@@ -100,6 +100,11 @@ class RoomStore:
             _require_room(connection, room_id)
             _add_member(connection, room_id, user_id, display_name, power_level)
 
+    def leave(self, room_id: str, user_id: str) -> None:
+        """`user_id` is no longer a member of the room (nothing happens when it was not one)."""
+        with self._write() as connection:
+            connection.execute("DELETE FROM members WHERE room_id = ? AND user_id = ?", (room_id, user_id))
+
     def rooms(self) -> list[Room]:
         with self._read() as connection:
             return [_room(row) for row in connection.execute("SELECT * FROM rooms ORDER BY created_ts, name")]
@@ -137,8 +142,12 @@ class RoomStore:
             "events": {},
         }
 
-    def append(self, room_id: str, sender: str, event_type: str, content: Content) -> Event:
-        """Store a new event from `sender` (a member) and return it; raises a `RoomError` saying why not."""
+    def append(
+        self, room_id: str, sender: str, event_type: str, content: Content, txn_id: str | None = None
+    ) -> Event:
+        """Store a new event from `sender` (a member) and return it; raises a `RoomError` saying why not.
+
+        With a `txn_id` the sender used in this room before, nothing is stored: the earlier event returns."""
         encoded = _encode(event_type, content)
         with self._write() as connection:
             _require_room(connection, room_id)
@@ -149,6 +158,8 @@ class RoomStore:
                 is None
             ):
                 raise NotAllowed(f"{sender} is not a member of room {room_id}; join it first")
+            if txn_id is not None and (earlier := _sent_before(connection, room_id, sender, txn_id)):
+                return earlier
             relation = check_relation(connection, room_id, sender, content)
             cursor = connection.execute(
                 "INSERT INTO events (event_id, room_id, sender, type, content, origin_server_ts, rel_type,"
@@ -167,6 +178,11 @@ class RoomStore:
             )
             event = timeline.to_event(cursor.fetchone())
             cursor.close()
+            if txn_id is not None:
+                connection.execute(
+                    "INSERT INTO transactions (room_id, sender, txn_id, event_id) VALUES (?, ?, ?, ?)",
+                    (room_id, sender, txn_id, event["event_id"]),
+                )
         self.notifier.notify(event["unsigned"]["stream_position"])
         return event
 
@@ -233,6 +249,15 @@ def _add_member(
         " ON CONFLICT(room_id, user_id) DO UPDATE SET display_name = excluded.display_name",
         (room_id, user_id, display_name, power_level),
     )
+
+
+def _sent_before(connection: sqlite3.Connection, room_id: str, sender: str, txn_id: str) -> Event | None:
+    row = connection.execute(
+        "SELECT events.* FROM transactions JOIN events USING (event_id)"
+        " WHERE transactions.room_id = ? AND transactions.sender = ? AND txn_id = ?",
+        (room_id, sender, txn_id),
+    ).fetchone()
+    return None if row is None else timeline.to_event(row)
 
 
 def _require_room(connection: sqlite3.Connection, room_id: str) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
-from miniroom.rooms.transport import Content, Event
+from miniroom.rooms.transport import Content, Event, agents_of_room
 from miniroom.transports.embedded import ids
 from miniroom.transports.embedded.store import RoomStore
 
@@ -36,26 +36,39 @@ class EmbeddedTransport:
         self._room_ids: dict[str, str] = {}
         self._stopping = False
 
-    async def start(self, agents: Mapping[str, str], rooms: Mapping[str, str | None]) -> None:
-        """Create the missing rooms (by key) and join every agent to each at power level 0."""
-        members = {self.agent_user_id(name): display_name for name, display_name in agents.items()}
-        if self._store.local_user_id in members:
+    async def start(
+        self,
+        agents: Mapping[str, str],
+        rooms: Mapping[str, str | None],
+        room_agents: Mapping[str, Collection[str]] | None = None,
+    ) -> None:
+        """Create the missing rooms (by key); each room's agents join it (power level 0), others leave."""
+        if self._store.local_user_id in {self.agent_user_id(name) for name in agents}:
             raise ValueError(
                 f"an agent is named like the local user {self._store.local_user_id}; rename the agent"
             )
-        self._room_ids = await asyncio.to_thread(self._create_rooms, members, rooms)
+        self._room_ids = await asyncio.to_thread(self._create_rooms, agents, rooms, room_agents)
         if await asyncio.to_thread(self._store.cursor, self._cursor) is None:
             # The first start begins with what is new from now on, not the history of the rooms.
             latest = await asyncio.to_thread(self._store.latest_position)
             await asyncio.to_thread(self._store.set_cursor, self._cursor, latest)
         self._stopping = False
 
-    def _create_rooms(self, members: Mapping[str, str], rooms: Mapping[str, str | None]) -> dict[str, str]:
+    def _create_rooms(
+        self,
+        agents: Mapping[str, str],
+        rooms: Mapping[str, str | None],
+        room_agents: Mapping[str, Collection[str]] | None,
+    ) -> dict[str, str]:
         room_ids: dict[str, str] = {}
         for key, alias in rooms.items():
             room = self._store.ensure_room(key, name=self._room_names.get(key), alias=alias)
-            for user_id, display_name in members.items():
-                self._store.join(room.room_id, user_id, display_name)
+            members = agents_of_room(key, agents, room_agents)
+            for name, display_name in agents.items():
+                if name in members:
+                    self._store.join(room.room_id, self.agent_user_id(name), display_name)
+                else:  # e.g. an agent config.yaml moved to other rooms since the last start
+                    self._store.leave(room.room_id, self.agent_user_id(name))
             room_ids[key] = room.room_id
         return room_ids
 
@@ -86,8 +99,10 @@ class EmbeddedTransport:
                 position = event["unsigned"]["stream_position"]
                 await asyncio.to_thread(self._store.set_cursor, self._cursor, position)
 
-    async def send(self, sender: str, room_id: str, event_type: str, content: Content) -> str:
-        event = await asyncio.to_thread(self._store.append, room_id, sender, event_type, content)
+    async def send(
+        self, sender: str, room_id: str, event_type: str, content: Content, *, txn_id: str | None = None
+    ) -> str:
+        event = await asyncio.to_thread(self._store.append, room_id, sender, event_type, content, txn_id)
         return str(event["event_id"])
 
     async def get_event(self, room_id: str, event_id: str) -> Event | None:

@@ -70,8 +70,11 @@ async def accept_invites(
     return joined
 
 
-async def ensure_room(owner: Account, members: Sequence[Account], alias: str, public: bool) -> str | None:
-    """Join `alias` as `owner` (creating the room when the alias is free), then bring every member in."""
+async def ensure_room(
+    owner: Account, members: Sequence[Account], alias: str, public: bool, outsiders: Sequence[Account] = ()
+) -> str | None:
+    """Join `alias` as `owner` (creating the room when the alias is free), bring every member in, and
+    have the `outsiders` that are in it leave."""
     try:
         room_id = await _join_or_create(owner, [member.user_id for member in members], alias, public)
     except MatrixRequestError as exc:
@@ -83,7 +86,21 @@ async def ensure_room(owner: Account, members: Sequence[Account], alias: str, pu
     for member in members:
         if member.user_id not in present:
             await _bring_in(owner, member, room_id, alias)
+    for outsider in outsiders:
+        if outsider.user_id in present:
+            await _leave(outsider, room_id, alias)
     return room_id
+
+
+async def _leave(account: Account, room_id: RoomID, alias: str) -> None:
+    try:
+        await account.api.leave_room(room_id)
+    except MatrixRequestError as exc:
+        log.warning("%s cannot leave %s (%s): %s", account.user_id, alias, room_id, exc.message)
+    else:
+        log.info(
+            "%s left %s (%s): config.yaml lists the agent for other rooms", account.user_id, alias, room_id
+        )
 
 
 async def _join_or_create(owner: Account, invitees: Iterable[str], alias: str, public: bool) -> RoomID:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from mautrix.errors import MatrixRequestError
 from mautrix.types import RoomID, UserID
 
 from miniroom.rooms.config import MatrixConfig
-from miniroom.rooms.transport import Content, Event
+from miniroom.rooms.transport import Content, Event, agents_of_room
 from miniroom.transports.matrix.accounts import ROUTER, Account, localpart, sign_in
 from miniroom.transports.matrix.errors import MatrixTransportError, refused
 from miniroom.transports.matrix.rooms import (
@@ -49,8 +49,15 @@ class MatrixTransport:
         self._watchers: list[asyncio.Task[None]] = []
         self._stopped = asyncio.Event()
 
-    async def start(self, agents: Mapping[str, str], rooms: Mapping[str, str | None]) -> None:
-        """Sign in the router and every agent, join or create the rooms, accept pending invites."""
+    async def start(
+        self,
+        agents: Mapping[str, str],
+        rooms: Mapping[str, str | None],
+        room_agents: Mapping[str, Collection[str]] | None = None,
+    ) -> None:
+        """Sign in the router and every agent, join or create the rooms, accept pending invites.
+
+        Each room's agents join it and the other agents leave it; the router joins every room."""
         self._stopped.clear()
         names = {ROUTER: ROUTER_DISPLAY_NAME, **agents}
         signed_in = await self._sign_in_all(names)
@@ -59,7 +66,11 @@ class MatrixTransport:
         router, members = self.accounts[ROUTER], [a for a in signed_in if a.name != ROUTER]
         for key, alias in rooms.items():
             name = full_alias(key, alias, self.config.server_name)
-            self._rooms[key] = await ensure_room(router, members, name, public=not self.config.invite_from)
+            chosen = agents_of_room(key, agents, room_agents)
+            inside = [member for member in members if member.name in chosen]
+            outside = [member for member in members if member.name not in chosen]
+            public = not self.config.invite_from
+            self._rooms[key] = await ensure_room(router, inside, name, public=public, outsiders=outside)
         self._feed = EventFeed(
             self._syncer(router, timeline_filter(self.timeline_limit)), self.store, self._accept
         )
@@ -117,9 +128,12 @@ class MatrixTransport:
             await _cancel(following)
             await feed.aclose()
 
-    async def send(self, sender: str, room_id: str, event_type: str, content: Content) -> str:
+    async def send(
+        self, sender: str, room_id: str, event_type: str, content: Content, *, txn_id: str | None = None
+    ) -> str:
+        """PUT /send: the homeserver answers a repeated `txn_id` of the same access token with its event."""
         account = self._account_of(sender)
-        path = ApiPath.v3.rooms[room_id].send[event_type][account.api.api.get_txn_id()]
+        path = ApiPath.v3.rooms[room_id].send[event_type][txn_id or account.api.api.get_txn_id()]
         try:
             reply = await account.api.api.request(Method.PUT, path, content)
         except MatrixRequestError as exc:

@@ -1,0 +1,86 @@
+"""Settings freeze with a session: the resolved profile settings and the retry policy, recorded in its
+`settings` entry. A resumed session keeps them; when they changed since, a new session with the same history
+and the new settings takes over, and says what changed."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from pydantic.alias_generators import to_camel
+
+from miniroom.agent.profile import ProfileSettings, ResolvedProfile
+from miniroom.engine.retry_policy import RetryPolicy
+from miniroom.engine.session import Session
+
+log = logging.getLogger(__name__)
+SETTINGS_ENTRY = "settings"
+# retry.yml's keys, and the policy's fields they set
+_RETRY_KEYS = (("retryIntervalSeconds", "interval_seconds"), ("maxAttempts", "max_attempts"))
+
+
+def settings_from_entry(entry: dict[str, Any] | None) -> ProfileSettings:
+    """The stored settings; a setting the entry does not hold (older sessions) has its default."""
+    stored: dict[str, Any] = (entry or {}).get("settings") or {}
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(ProfileSettings):
+        if field.name in stored:
+            value = stored[field.name]
+            values[field.name] = tuple(value) if isinstance(value, list) else value
+    return ProfileSettings(**values)
+
+
+def retry_from_entry(entry: dict[str, Any] | None) -> RetryPolicy | None:
+    """The stored retry policy, or None for a session that recorded none."""
+    stored = (entry or {}).get("retry")
+    if not isinstance(stored, dict):
+        return None
+    defaults = RetryPolicy()
+    values = {attr: stored.get(key, getattr(defaults, attr)) for key, attr in _RETRY_KEYS}
+    return RetryPolicy(float(values["interval_seconds"]), int(values["max_attempts"]))
+
+
+def session_settings(session: Session) -> ProfileSettings:
+    """The settings a session was created with (built-in defaults for a session that recorded none)."""
+    return settings_from_entry(session.latest(SETTINGS_ENTRY))
+
+
+def settings_changes(
+    was: tuple[ProfileSettings, RetryPolicy], now: tuple[ProfileSettings, RetryPolicy]
+) -> dict[str, tuple[Any, Any]]:
+    """Each setting that differs, by the name people write it with, as (was, now)."""
+    pairs = [
+        (to_camel(field.name), getattr(was[0], field.name), getattr(now[0], field.name))
+        for field in dataclasses.fields(ProfileSettings)
+    ]
+    pairs += [(key, getattr(was[1], attr), getattr(now[1], attr)) for key, attr in _RETRY_KEYS]
+    return {name: (_plain(old), _plain(new)) for name, old, new in pairs if old != new}
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def frozen_settings(
+    session: Session, resolved: ResolvedProfile, retry: RetryPolicy, same_path: bool = False
+) -> tuple[Session, ProfileSettings, RetryPolicy]:
+    """The session to work in and its settings: a new session records the resolved ones; a resumed one keeps
+    its own, or, when they changed, is recreated with the new ones (`same_path`: see `Session.recreate`)."""
+    entry = session.latest(SETTINGS_ENTRY)
+    if entry is not None:
+        stored = settings_from_entry(entry), retry_from_entry(entry) or retry
+        changes = settings_changes(stored, (resolved.settings, retry))
+        if not changes:
+            return session, *stored
+        previous_id = session.id
+        session = Session.recreate(session, changes, same_path)
+        changed = ", ".join(changes)
+        log.info("Settings changed (%s): session %s goes on as %s", changed, previous_id, session.id)
+    session.append(
+        SETTINGS_ENTRY,
+        profile=resolved.name,
+        settings=dataclasses.asdict(resolved.settings),
+        retry={key: getattr(retry, attr) for key, attr in _RETRY_KEYS},
+    )
+    return session, resolved.settings, retry

@@ -1,0 +1,53 @@
+"""`build_agent` for an agent whose settings folder is not its working folder (agents under `serve`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.engine.session import Session
+
+ENV = {
+    "MODEL": "scripted/test-model",
+    "MINI_BASE_URL": "http://127.0.0.1:9",
+    "MINI_API": "anthropic-messages",
+    "MINI_API_KEY": "sk-test",
+    "AGENT_BACKEND": "mini:safe",
+}
+
+
+def test_settings_come_from_project_dir_and_the_caller_narrows_tools_and_extends_the_prompt(
+    tmp_path: Path,
+) -> None:
+    project, work = tmp_path / "project", tmp_path / "work"
+    (project / ".miniroom").mkdir(parents=True)
+    (project / ".miniroom" / "miniagent.yml").write_text(
+        "profiles:\n  safe:\n    disabledTools: [bash]\n    toolCallTimeout: 42\n", encoding="utf-8"
+    )
+    work.mkdir()
+    env = {**ENV, "MINI_AGENT_DIR": str(tmp_path / "mini")}
+    session = SessionChoice(path=tmp_path / "sessions" / "room_0f3c.jsonl")
+    agent = build_agent(
+        None,
+        work,
+        env,
+        session,
+        project_dir=project,
+        extra_prompt="You answer in the lobby.",
+        tool_allowlist=["read", "bash", "ls"],
+    )
+    assert [tool.name for tool in agent.config.tools] == ["read", "ls"]
+    assert agent.config.tool_timeout == 42
+    assert agent.config.cwd == work
+    assert agent.config.system_prompt.endswith("\n\nYou answer in the lobby.")
+    assert Session.load(tmp_path / "sessions" / "room_0f3c.jsonl").id == "0f3c"
+
+
+def test_without_project_dir_the_working_folder_holds_the_settings(tmp_path: Path) -> None:
+    (tmp_path / ".miniroom").mkdir()
+    (tmp_path / ".miniroom" / "miniagent.yml").write_text(
+        "profiles:\n  safe:\n    enabledTools: [read]\n", encoding="utf-8"
+    )
+    env = {**ENV, "MINI_AGENT_DIR": str(tmp_path / "mini")}
+    agent = build_agent(None, tmp_path, env, SessionChoice())
+    assert [tool.name for tool in agent.config.tools] == ["read"]
