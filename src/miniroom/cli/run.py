@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import signal
 import sys
@@ -34,12 +35,26 @@ def _print_json(record: dict[str, object]) -> None:
     sys.stdout.flush()
 
 
-def _json_listener(event: ev.AgentEvent) -> None:
-    record = event_record(event)
-    if record is not None:
-        _print_json(record)
-    if isinstance(event, ev.TurnEnded) and event.error is not None:
-        _print_json(error_record(event))
+class _JsonOutput:
+    """Prints each event as a JSON line; when the reader goes away (`| head -1`), stops the turn instead."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.closed = False
+
+    def __call__(self, event: ev.AgentEvent) -> None:
+        if self.closed:
+            return
+        try:
+            record = event_record(event)
+            if record is not None:
+                _print_json(record)
+            if isinstance(event, ev.TurnEnded) and event.error is not None:
+                _print_json(error_record(event))
+        except BrokenPipeError:
+            # Nobody reads the events any more: abort the turn (its tools die with it) and end quietly.
+            self.closed = True
+            self.agent.abort()
 
 
 def _notice_listener(event: ev.AgentEvent) -> None:
@@ -65,16 +80,19 @@ def run_command(args: argparse.Namespace) -> int:
         agent = agent_from_args(args)
     except CommandError as error:
         return fail(str(error))
+    output = _JsonOutput(agent)
     if args.json:
         _print_json(session_record(agent))
         if (recreated := recreation_record(agent.session)) is not None:
             _print_json(recreated)
-        agent.subscribe(_json_listener)
+        agent.subscribe(output)
     else:
         if (line := recreation_line(agent.session)) is not None:
             print(line, file=sys.stderr, flush=True)
         agent.subscribe(_notice_listener)
     ended = asyncio.run(_run(agent, prompt))
+    if output.closed:
+        raise BrokenPipeError(errno.EPIPE, "the reader of standard output went away")  # see cli.entry
     if ended.error is not None:
         return fail(f"{ended.error} (model {agent.config.model.ref})", code=1)
     if ended.aborted:

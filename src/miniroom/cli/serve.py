@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from miniroom.cli.common import fail
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
-from miniroom.rooms.config import ConfigError, RoomsConfig, load_config
+from miniroom.rooms.config import ConfigError, RoomsConfig
+from miniroom.rooms.model_variables import load_checked_config
 from miniroom.rooms.runtime import RoomRuntime, config_path, data_dir_for
 from miniroom.rooms.runtime.agents import model_problems
 from miniroom.rooms.transport import RoomTransport
@@ -170,7 +171,7 @@ def serve_command(args: argparse.Namespace) -> int:
     env = os.environ
     path = config_path(args.config, env)
     try:
-        config = load_config(path)
+        config = load_checked_config(path)
     except ConfigError as error:
         return fail(str(error))
     web = WebOptions(args.host, args.port, args.insecure)

@@ -8,10 +8,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from miniroom.agent.config_check import check_project
+from miniroom.agent.config_check import VALIDATORS, Problem, check_project
 from miniroom.agent.profile import ProfileError, parse_variables, resolve_profile
 from miniroom.cli.common import CommandError, fail, working_folder
 from miniroom.rooms.config import ConfigError, RoomsConfig, load_config
+from miniroom.rooms.model_variables import load_checked_config
 
 
 def config_path(env: Mapping[str, str], folder: Path) -> Path:
@@ -23,23 +24,36 @@ def config_check_command(args: argparse.Namespace) -> int:
     folder = Path(args.dir or ".").expanduser()
     if not folder.is_dir():
         return fail(f"{folder}: no such folder.")
-    problems = check_project(folder)
-    lines = [f"{problem.severity}: {problem}" for problem in problems]
-    errors = sum(problem.severity == "error" for problem in problems)
     config = Path(args.config) if args.config else config_path(os.environ, folder)
-    if config.exists():
-        try:
-            load_config(config)
-        except ConfigError as error:
-            lines.append(f"error: {error}")
-            errors += 1
-    for line in lines:
-        print(line)
+    settings = [folder / relative for relative in VALIDATORS]
+    problems = check_project(folder)
+    if args.config or config.exists():
+        problems += [problem for problem in _config_problems(config) if problem not in problems]
+    elif not problems and not any(path.exists() for path in settings):
+        looked_for = ", ".join(str(path) for path in [*VALIDATORS, _relative(config, folder)])
+        print(f"No settings files found in {folder} (looked for {looked_for}); nothing to check.")
+        return 0
+    for problem in problems:
+        print(f"{problem.severity}: {problem}")
+    errors = sum(problem.severity == "error" for problem in problems)
     if errors:
         print(f"{errors} error(s) found.")
         return 1
-    print("All settings files are valid." if not lines else "No errors (see the warnings above).")
+    print("All settings files are valid." if not problems else "No errors (see the warnings above).")
     return 0
+
+
+def _relative(path: Path, folder: Path) -> Path:
+    return path.relative_to(folder) if path.is_relative_to(folder) else path
+
+
+def _config_problems(config: Path) -> list[Problem]:
+    """config.yaml's problems, its models' variables checked against the profiles of its folder."""
+    try:
+        load_checked_config(config)
+    except ConfigError as error:
+        return list(error.problems) or [Problem(config, None, "", str(error))]
+    return []
 
 
 def _model_variables(alias: str, folder: Path) -> dict[str, str]:

@@ -12,7 +12,16 @@ import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
+from yaml.constructor import ConstructorError
 
+from miniroom.engine.bounded_yaml import (
+    MAX_NESTING,
+    OFFSETS_IN_BYTES,
+    BoundedLoader,
+    ShapeError,
+    check_aliases,
+    too_deep,
+)
 from miniroom.settings_errors import (
     CUSTOM_ERROR,
     Loc,
@@ -25,6 +34,7 @@ from miniroom.settings_errors import (
     key_path,
     phrase,
 )
+from miniroom.settings_file import SettingsFileError, read_settings_text
 
 __all__ = [
     "CUSTOM_ERROR",
@@ -48,12 +58,8 @@ __all__ = [
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class YamlSourceError(Exception):
-    """A file that cannot be read or is not YAML at all."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(str(problem))
-        self.problem = problem
+# A file that cannot be read or is not YAML at all; one type with every other settings file's read errors.
+YamlSourceError = SettingsFileError
 
 
 @dataclass(frozen=True)
@@ -102,20 +108,23 @@ class _LineWalker:
         self.lines: dict[Loc, int] = {}
         self.value_lines: dict[Loc, int] = {}
         self.duplicates: list[DuplicateKey] = []
-        self._open: set[int] = set()  # nodes on the current path: an alias may point back up (`&a [*a]`)
 
     def walk(self, node: yaml.Node, loc: Loc) -> None:
+        # Recursion is bounded here, and the values aliases add by check_aliases beforehand.
+        if len(loc) > MAX_NESTING:
+            raise too_deep(node)
         self.value_lines[loc] = node.start_mark.line + 1
-        if id(node) in self._open:
-            return
-        self._open.add(id(node))
         if isinstance(node, yaml.MappingNode):
             self._walk_mapping(node, loc)
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
                 self.lines[(*loc, index)] = item.start_mark.line + 1
                 self.walk(item, (*loc, index))
-        self._open.discard(id(node))
+
+    def key_on(self, line: int) -> str:
+        """The deepest key whose value starts on `line` (where a value failed to convert), else nothing."""
+        found = [loc for loc, value_line in self.value_lines.items() if value_line == line]
+        return _key(max(found, key=len)) if found else ""
 
     def _walk_mapping(self, node: yaml.MappingNode, loc: Loc) -> None:
         seen: dict[str, list[int]] = {}
@@ -134,26 +143,52 @@ class _LineWalker:
 
 def parse_yaml(text: str, path: Path) -> YamlSource:
     """Parse one YAML document; raise YamlSourceError (with the line) when it is not valid YAML."""
-    loader = yaml.SafeLoader(text)
+    loader: BoundedLoader | None = None
+    walker: _LineWalker | None = None
     try:
+        loader = BoundedLoader(text)
         node = loader.get_single_node()
         walker = _LineWalker(loader)
         if node is not None:
+            if "&" in text:  # without an anchor there is no alias
+                check_aliases(node)
             walker.lines[()] = node.start_mark.line + 1
             walker.walk(node, ())
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark else None
-        reason = error.problem or error.context or "unreadable"
-        message = f"not valid YAML: {reason}; check the indentation and quoting there"
-        raise YamlSourceError(Problem(path, line, "", message)) from None
+        raise YamlSourceError(_marked_problem(error, path, walker)) from None
+    except yaml.reader.ReaderError as error:
+        raise YamlSourceError(_reader_problem(error, text, path)) from None
     except yaml.YAMLError as error:
         raise YamlSourceError(Problem(path, None, "", f"not valid YAML: {error}")) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     problems = tuple(Problem(path, twice.line, _key(twice.loc), _twice(twice)) for twice in walker.duplicates)
     return YamlSource(path, data, walker.lines, problems, walker.value_lines, tuple(walker.duplicates))
+
+
+def _marked_problem(error: yaml.MarkedYAMLError, path: Path, walker: _LineWalker | None) -> Problem:
+    mark = error.problem_mark or error.context_mark
+    line = mark.line + 1 if mark else None
+    reason = error.problem or error.context or "unreadable"
+    if isinstance(error, ConstructorError):  # YAML, but a value in it cannot be converted
+        return Problem(path, line, walker.key_on(line) if walker and line else "", reason)
+    if isinstance(error, ShapeError):
+        return Problem(path, line, "", reason)
+    return Problem(path, line, "", f"not valid YAML: {reason}; check the indentation and quoting there")
+
+
+def _reader_problem(error: yaml.reader.ReaderError, text: str, path: Path) -> Problem:
+    """A character YAML forbids anywhere in a file: a control character, or a lone surrogate."""
+    before = text.encode("utf-8")[: error.position] if OFFSETS_IN_BYTES else text[: error.position].encode()
+    line = before.count(b"\n") + 1
+    character = error.character if isinstance(error.character, int) else ord(error.character)
+    message = (
+        f"contains the control character U+{character:04X}, which YAML does not allow: delete it, or "
+        f"write it as \\x{character:02x} inside double quotes"
+    )
+    return Problem(path, line, "", message)
 
 
 def _key(loc: Loc) -> str:
@@ -169,10 +204,8 @@ def _twice(duplicate: DuplicateKey) -> str:
 def load_yaml(path: Path) -> YamlSource:
     """Read and parse `path`; raise YamlSourceError when it cannot be read or parsed."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise YamlSourceError(Problem(path, None, "", "is not UTF-8 text: save it as UTF-8")) from None
-    except OSError as error:
+        text = read_settings_text(path)
+    except FileNotFoundError as error:
         raise YamlSourceError(Problem(path, None, "", f"cannot be read: {error.strerror}")) from None
     return parse_yaml(text, path)
 
@@ -195,11 +228,16 @@ def describe_value(value: object) -> str:
     return type(value).__name__
 
 
+MAX_WHOLE = 2**31 - 1  # beyond it a count or a timeout is a typo, and some provider APIs overflow
+
+
 def positive_whole_or_none(value: object) -> object:
     if value is None:
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_WHOLE:
+        raise invalid("must be at most {most}, got {got}", most=MAX_WHOLE, got=describe_value(value))
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
     raise invalid("must be a whole number above zero, got {got}", got=describe_value(value))

@@ -11,10 +11,11 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, unmet_requirements
-from miniroom.engine.yaml_source import YamlSource, YamlSourceError, parse_yaml
+from miniroom.engine.yaml_source import YamlSource, parse_yaml
 from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
 from miniroom.rooms.thread_mode import DEFAULT_THREAD_MODE, ThreadMode
 from miniroom.settings_errors import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
+from miniroom.settings_file import SettingsFileError, read_settings_text
 
 __all__ = [
     "AgentConfig",
@@ -28,7 +29,9 @@ __all__ = [
     "RoomsConfig",
     "RouterConfig",
     "TypesafeJudgment",
+    "config_error",
     "load_config",
+    "read_config",
     "validate_config",
 ]
 
@@ -40,6 +43,10 @@ _MAX_PROBLEMS = 20
 
 class ConfigError(ValueError):
     """`config.yaml` is wrong; the message names the file, line, key and fix of every problem."""
+
+    def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)  # each problem, for callers that list them one by one
 
 
 def _user_id(value: str) -> str:
@@ -191,26 +198,25 @@ class RoomsConfig(_Strict):
 
 def load_config(path: str | Path) -> RoomsConfig:
     """Read and validate `path`; `ConfigError` names the file, line, key and fix for every problem."""
-    path = Path(path)
+    return read_config(Path(path))[0]
+
+
+def read_config(path: Path) -> tuple[RoomsConfig, YamlSource]:
+    """The validated config and the file it came from (to locate later checks); ConfigError as above."""
     try:
-        text = path.read_text(encoding="utf-8")
+        parsed = parse_yaml(read_settings_text(path), path)
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file; pass --config or set MINIROOM_CONFIG.") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text; save it as UTF-8.") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}.") from None
-    try:
-        parsed = parse_yaml(text, path)
-    except YamlSourceError as exc:
-        raise ConfigError(f"{exc.problem}." if exc.problem.line else str(exc.problem)) from None
+        missing = Problem(path, None, "", "no such file; pass --config or set MINIROOM_CONFIG")
+        raise config_error([missing], str(path)) from None
+    except SettingsFileError as exc:
+        raise config_error([exc.problem], str(path)) from None
     if parsed.duplicates:
         message = "appears twice (first on line {}); keep one"
         twice = [
             Problem(path, d.line, key_path(d.loc), message.format(d.first_line)) for d in parsed.duplicates
         ]
-        raise ConfigError(_describe(twice, str(path)))
-    return validate_config(parsed.data, source=str(path), parsed=parsed)
+        raise config_error(twice, str(path))
+    return validate_config(parsed.data, source=str(path), parsed=parsed), parsed
 
 
 def validate_config(
@@ -226,10 +232,10 @@ def validate_config(
         config = RoomsConfig.model_validate(data)
     except ValidationError as exc:
         found = findings(exc, RoomsConfig, _WORDING)
-        raise ConfigError(_describe(_locate(found, source, parsed), source)) from None
+        raise config_error(_locate(found, source, parsed), source) from None
     problems = cross_check(config)
     if problems:
-        raise ConfigError(_describe(_locate(problems, source, parsed), source))
+        raise config_error(_locate(problems, source, parsed), source)
     return config
 
 
@@ -318,10 +324,12 @@ def _locate(found: Sequence[Finding], source: str, parsed: YamlSource | None) ->
     ]
 
 
-def _describe(problems: Sequence[Problem], source: str) -> str:
-    """One `file:line: key.path: message` line per problem, in line order."""
-    ordered = [str(problem) for problem in sorted(problems, key=lambda problem: problem.line or 0)]
-    return "\n".join(at_most(ordered, _MAX_PROBLEMS, lambda count: f"{source}: … and {count} more problems"))
+def config_error(problems: Sequence[Problem], source: str) -> ConfigError:
+    """The error for these problems: one `file:line: key.path: message` line each, in line order."""
+    ordered = sorted(problems, key=lambda problem: problem.line or 0)
+    lines = [str(problem) for problem in ordered]
+    more = at_most(lines, _MAX_PROBLEMS, lambda count: f"{source}: … and {count} more problems")
+    return ConfigError("\n".join(more), ordered)
 
 
 def _unknown_key(key: str, allowed: Sequence[str]) -> str:
