@@ -47,7 +47,8 @@ class RoomRuntime:
         judgment: Judgment | None = None,
     ) -> None:
         """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
-        (default: the data folder's parent, where `miniroom_data/` usually sits beside config.yaml)."""
+        (default: the data folder's parent, where `miniroom_data/` usually sits beside config.yaml);
+        `judgment` decides for agents asked to judge a message (default: they keep the mention rule)."""
         self.config, self.transport, self.data_dir = config, transport, data_dir
         env = os.environ if env is None else env
         tracking = data_dir / "tracking"
