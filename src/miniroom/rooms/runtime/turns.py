@@ -15,8 +15,10 @@ from miniroom.engine.agent import Agent
 from miniroom.engine.session import Session, SessionError
 from miniroom.llm.model_name import ModelConfigError
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
+from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
 from miniroom.rooms.transport import RoomTransport
 
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
@@ -52,8 +54,23 @@ class TurnRunner:
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
+        self.running = RunningTurns()
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
+        """Run `turn` to its end, logged from start to end with its outcome, duration and usage."""
+        running = self.running.begin(turn)
+        outcome: TurnState = "failed"  # what an unexpected exception on the way out counts as
+        try:
+            result = await self._reply(turn, display_name, running)
+            outcome = "failed" if result.failed else "done"
+            return result
+        except asyncio.CancelledError:
+            outcome = "interrupted"
+            raise
+        finally:
+            self.running.end(running, outcome)
+
+    async def _reply(self, turn: Turn, display_name: str, running: RunningTurn) -> TurnOutcome:
         earlier = self.ledger.in_flight(turn.event_id, turn.agent)
         writer = ReplyWriter(
             self.transport,
@@ -63,7 +80,7 @@ class TurnRunner:
         )
         writer.start()
         try:
-            failure = await self._prompt(turn, writer, earlier)
+            failure = await self._prompt(turn, writer, earlier, running)
         except asyncio.CancelledError:
             writer.reply.end("interrupted", STOPPED, f"⚠ {display_name}: {STOPPED}")
             self._close_later(writer)
@@ -110,8 +127,10 @@ class TurnRunner:
             task.cancel()
         await asyncio.gather(*late, return_exceptions=True)
 
-    async def _prompt(self, turn: Turn, writer: ReplyWriter, earlier: InFlight | None) -> str | None:
-        """Run the agent's turn with `writer` listening; the reason it failed, or None."""
+    async def _prompt(
+        self, turn: Turn, writer: ReplyWriter, earlier: InFlight | None, running: RunningTurn
+    ) -> str | None:
+        """Run the agent's turn with `writer` and `running` listening; the reason it failed, or None."""
         agent: Agent | None = None
         try:
             path = self.factory.session_path(turn.agent, turn.conversation)
@@ -119,6 +138,8 @@ class TurnRunner:
             agent = self.factory.build(turn.agent, turn.conversation)
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
+            agent.subscribe(running.on_event)
+            running.agent = agent
             ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
         except _PEOPLE_ERRORS as error:
             return str(error)
@@ -126,6 +147,7 @@ class TurnRunner:
             log.exception("The turn of %s for %s crashed", turn.agent, turn.event_id)
             return f"{type(error).__name__}: {error}"
         finally:
+            running.agent = None  # a closed agent takes no notices
             if agent is not None:
                 await agent.aclose()
         return failure_reason(ended)
