@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.agent.config_check import VALIDATORS, Problem, check_file, check_project
+from miniroom.agent.config_check import VALIDATORS, check_file, check_project
+from miniroom.config.problems import Problem
 
 
 def write(project: Path, name: str, text: str) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from miniroom.config.config_yaml import ThreadMode
 from miniroom.rooms.commands import (
     HELP_TEXT,
     Command,
@@ -16,7 +17,6 @@ from miniroom.rooms.commands import (
     parse_command,
     run_command,
 )
-from miniroom.rooms.thread_mode import ThreadMode
 
 ROOM = "!room:example.org"
 

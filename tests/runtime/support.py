@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from miniroom.rooms.config import RoomsConfig
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.transport import Content, Event, RoomTransport
 from miniroom.testing.scripted_provider import ScriptedProvider
 from miniroom.transports.embedded.store import RoomStore

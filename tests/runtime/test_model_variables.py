@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from miniroom.agent.config_yaml_check import validate_config
 from miniroom.agent.profile import ProfileError
-from miniroom.rooms.config import validate_config
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.runtime.agents import AgentFactory
 from tests.conftest import clean_env

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from miniroom.agent.config_yaml_check import load_checked_config, load_config
 from miniroom.agent.profile import ProfileError, check_profile_file, resolve_profile
+from miniroom.config.config_yaml import ConfigError
+from miniroom.config.problems import Problem
 from miniroom.engine.retry_policy import check_retry_file, load_retry_policy
 from miniroom.llm.models_json import load_models_json
 from miniroom.llm.registry import ModelConfigError
-from miniroom.rooms.config import ConfigError, load_config
-from miniroom.rooms.model_variables import load_checked_config
-from miniroom.settings_errors import Problem
 
 HANG_SECONDS = 20.0  # far beyond any case's real time: only a hang (or a pathological slowdown) reaches it
 

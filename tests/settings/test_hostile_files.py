@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.settings_file import MAX_SETTINGS_BYTES
+from miniroom.config.settings_file import MAX_SETTINGS_BYTES
 from tests.settings.readers import READERS, YAML_READERS, Reader, located, no_hang
 
 LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(

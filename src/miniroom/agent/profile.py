@@ -18,20 +18,17 @@ from miniroom.agent.variables import ProfileError as ProfileError
 from miniroom.agent.variables import VariableProblem as VariableProblem
 from miniroom.agent.variables import parse_variables as parse_variables
 from miniroom.agent.variables import profile_name_from_backend as profile_name_from_backend
-from miniroom.engine.yaml_source import (
+from miniroom.config.problems import Problem, did_you_mean, invalid
+from miniroom.config.settings_file import SettingsFileError
+from miniroom.config.settings_model import (
     OptionalPositiveWhole,
-    Problem,
     SettingsModel,
-    YamlSource,
-    YamlSourceError,
     describe_value,
     error_message,
-    invalid,
-    load_yaml,
     validation_problems,
 )
+from miniroom.config.yaml_source import YamlSource, load_yaml
 from miniroom.llm.model import ThinkingLevel
-from miniroom.settings_errors import did_you_mean
 
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -213,7 +210,7 @@ def read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]
         return {}, []
     try:
         source = load_yaml(path)
-    except YamlSourceError as error:
+    except SettingsFileError as error:
         return {}, [error.problem]
     problems = list(source.problems)
     profiles: dict[str, dict[str, Any]] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
-from miniroom.settings_errors import did_you_mean
+from miniroom.config.problems import did_you_mean
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "read", "bash", "parallel_bash", "edit", "write", "grep", "find", "glob", "ls", "load_skill",

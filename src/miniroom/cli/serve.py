@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
-from miniroom.rooms.config import ConfigError, RoomsConfig
-from miniroom.rooms.model_variables import load_checked_config
-from miniroom.rooms.runtime import RoomRuntime, config_path, data_dir_for
+from miniroom.config.config_yaml import ConfigError, RoomsConfig
+from miniroom.config.paths import config_path, data_dir_for
+from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.runtime.agents import model_problems
 from miniroom.rooms.transport import RoomTransport
 

@@ -5,18 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
-from miniroom.agent.config_check import VALIDATORS, Problem, check_project
+from miniroom.agent.config_check import VALIDATORS, check_project
+from miniroom.agent.config_yaml_check import check_config_file, load_config
 from miniroom.agent.profile import ProfileError, parse_variables, resolve_profile
 from miniroom.cli.common import CommandError, fail, working_folder
-from miniroom.rooms.config import ConfigError, RoomsConfig, load_config
-from miniroom.rooms.model_variables import load_checked_config
-
-
-def config_path(env: Mapping[str, str], folder: Path) -> Path:
-    return Path(env.get("MINIROOM_CONFIG") or folder / "config.yaml")
+from miniroom.config.config_yaml import ConfigError, RoomsConfig
+from miniroom.config.paths import config_path
 
 
 def config_check_command(args: argparse.Namespace) -> int:
@@ -24,11 +20,11 @@ def config_check_command(args: argparse.Namespace) -> int:
     folder = Path(args.dir or ".").expanduser()
     if not folder.is_dir():
         return fail(f"{folder}: no such folder.")
-    config = Path(args.config) if args.config else config_path(os.environ, folder)
+    config = config_path(args.config, os.environ, folder)
     settings = [folder / relative for relative in VALIDATORS]
     problems = check_project(folder)
     if args.config or config.exists():
-        problems += [problem for problem in _config_problems(config) if problem not in problems]
+        problems += [problem for problem in check_config_file(config) if problem not in problems]
     elif not problems and not any(path.exists() for path in settings):
         looked_for = ", ".join(str(path) for path in [*VALIDATORS, _relative(config, folder)])
         print(f"No settings files found in {folder} (looked for {looked_for}); nothing to check.")
@@ -47,18 +43,9 @@ def _relative(path: Path, folder: Path) -> Path:
     return path.relative_to(folder) if path.is_relative_to(folder) else path
 
 
-def _config_problems(config: Path) -> list[Problem]:
-    """config.yaml's problems, its models' variables checked against the profiles of its folder."""
-    try:
-        load_checked_config(config)
-    except ConfigError as error:
-        return list(error.problems) or [Problem(config, None, "", str(error))]
-    return []
-
-
 def _model_variables(alias: str, folder: Path) -> dict[str, str]:
     """The `variables:` of a model alias in config.yaml."""
-    path = config_path(os.environ, folder)
+    path = config_path(None, os.environ, folder)
     try:
         config: RoomsConfig = load_config(path)
     except ConfigError as error:

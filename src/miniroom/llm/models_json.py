@@ -12,10 +12,10 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from miniroom.config.problems import Wording, at_most, findings, key_path
+from miniroom.config.settings_file import SettingsFileError, read_settings_text
 from miniroom.llm.model import Api
 from miniroom.llm.model_name import ModelConfigError
-from miniroom.settings_errors import Wording, at_most, findings, key_path
-from miniroom.settings_file import SettingsFileError, read_settings_text
 
 MODELS_JSON = "models.json"
 _MAX_REPORTED_ERRORS = 5

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from miniroom.rooms.thread_mode import ThreadMode
+from miniroom.config.config_yaml import ThreadMode
 
 ADMIN_POWER_LEVEL = 100
 ROOM_ADMIN_ONLY = "Room admin only"

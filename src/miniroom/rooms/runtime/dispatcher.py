@@ -8,8 +8,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.commands import is_command
-from miniroom.rooms.config import RoomsConfig
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.commands import CommandHandler

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from miniroom.rooms.config import RoomsConfig
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.conversation import Conversation, resolve_conversation
 from miniroom.rooms.events import RoomEvent
 from miniroom.rooms.mentions import plain_mentions

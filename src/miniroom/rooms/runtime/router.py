@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import httpx
 
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.llm import events as llm_events
 from miniroom.llm.messages import Context, UserMessage
 from miniroom.llm.model import Model
 from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.llm.stream import RequestOptions, stream_response
-from miniroom.rooms.config import RoomsConfig
 from miniroom.rooms.runtime.agents import model_choice
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from miniroom.rooms.thread_mode import THREAD_MODES, ThreadMode
+from miniroom.config.config_yaml import THREAD_MODES, ThreadMode
 
 log = logging.getLogger(__name__)
 THREAD_MODES_FILE = "thread_modes.json"

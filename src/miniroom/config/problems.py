@@ -1,7 +1,7 @@
 """Settings problems phrased for people, whatever the file's format: key paths, pydantic errors, hints.
 
-Format-neutral and importing nothing of miniroom, so every layer can use it: YAML files add their lines
-(`miniroom.engine.yaml_source`), `models.json` its JSON wording (`miniroom.llm.models_json`).
+Format-neutral: YAML files add their lines (`miniroom.config.yaml_source`), `models.json` its JSON wording
+(`miniroom.llm.models_json`).
 """
 
 from __future__ import annotations
@@ -223,3 +223,7 @@ def _tagged_members(node: Any) -> dict[object, Any] | None:
 
 def _is_model(node: Any) -> bool:
     return isinstance(node, type) and issubclass(node, BaseModel)
+
+
+# A settings file's one validator, `check_<file>(path)`: every problem in the file, errors and warnings.
+Validator = Callable[[Path], list[Problem]]

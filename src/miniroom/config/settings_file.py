@@ -10,7 +10,7 @@ import os
 import stat
 from pathlib import Path
 
-from miniroom.settings_errors import Problem
+from miniroom.config.problems import Problem
 
 MAX_SETTINGS_BYTES = 256 * 1024  # a YAML file four times this size takes PyYAML seconds to read
 _SIZE_LIMIT = f"256 KiB ({MAX_SETTINGS_BYTES:,} bytes)"

@@ -1,24 +1,29 @@
-"""The schema of `config.yaml` (agents, rooms, models, router, bot accounts, Matrix) and its loader."""
+"""The schema of `config.yaml` (agents, rooms, models, router, bot accounts, Matrix) and its reader.
+
+The file is checked here as far as it can be on its own: shapes, and the references between its sections.
+What needs the rest of miniroom (tool names, model names, profiles) is checked by the caller's `checks`;
+`miniroom.agent.config_yaml_check` is the loader that adds them.
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, unmet_requirements
-from miniroom.engine.yaml_source import YamlSource, parse_yaml
-from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
-from miniroom.rooms.thread_mode import DEFAULT_THREAD_MODE, ThreadMode
-from miniroom.settings_errors import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
-from miniroom.settings_file import SettingsFileError, read_settings_text
+from miniroom.config.problems import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
+from miniroom.config.settings_file import SettingsFileError, read_settings_text
+from miniroom.config.yaml_source import YamlSource, parse_yaml
 
 __all__ = [
-    "AgentConfig",
+    "DEFAULT_THREAD_MODE",
+    "THREAD_MODES",
+    "AgentEntry",
+    "ConfigCheck",
     "ConfigError",
     "DefaultsConfig",
     "LlmJudgment",
@@ -28,12 +33,16 @@ __all__ = [
     "RoomConfig",
     "RoomsConfig",
     "RouterConfig",
+    "ThreadMode",
     "TypesafeJudgment",
     "config_error",
-    "load_config",
     "read_config",
-    "validate_config",
+    "validate_config_data",
 ]
+
+ThreadMode = Literal["thread", "room"]
+THREAD_MODES: tuple[ThreadMode, ...] = ("thread", "room")
+DEFAULT_THREAD_MODE: ThreadMode = "thread"
 
 _VARIABLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 _USER_ID = re.compile(r"@[^:\s]+:\S+")
@@ -97,7 +106,7 @@ class ParticipationConfig(_Strict):
     judgment: Judgment | None = None
 
 
-class AgentConfig(_Strict):
+class AgentEntry(_Strict):
     """`agents.<name>`."""
 
     display_name: str | None = None
@@ -128,19 +137,6 @@ class ModelConfig(_Strict):
 
     model: str
     variables: list[VariableLine] = Field(default_factory=list)
-
-    @field_validator("model")
-    @classmethod
-    def _model_name(cls, value: str) -> str:
-        if "/" not in value:
-            raise ValueError(
-                f'"{value}" has no provider; write it as provider/model[:thinking], e.g. {NAME_EXAMPLE}'
-            )
-        try:
-            parse_model_name(value)
-        except ModelConfigError as exc:
-            raise ValueError(str(exc)) from None
-        return value
 
     def variable_map(self) -> dict[str, str]:
         """The variables as a mapping; a later line wins over an earlier one with the same name."""
@@ -178,7 +174,7 @@ class MatrixConfig(_Strict):
 class RoomsConfig(_Strict):
     """The whole `config.yaml`."""
 
-    agents: dict[str, AgentConfig] = Field(default_factory=dict)
+    agents: dict[str, AgentEntry] = Field(default_factory=dict)
     rooms: dict[str, RoomConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     router: RouterConfig = Field(default_factory=RouterConfig)
@@ -196,13 +192,12 @@ class RoomsConfig(_Strict):
         return value
 
 
-def load_config(path: str | Path) -> RoomsConfig:
-    """Read and validate `path`; `ConfigError` names the file, line, key and fix for every problem."""
-    return read_config(Path(path))[0]
+ConfigCheck = Callable[[RoomsConfig], list[Finding]]  # a check of a valid shape: what is wrong, where
 
 
-def read_config(path: Path) -> tuple[RoomsConfig, YamlSource]:
-    """The validated config and the file it came from (to locate later checks); ConfigError as above."""
+def read_config(path: Path, checks: Sequence[ConfigCheck] = ()) -> tuple[RoomsConfig, YamlSource]:
+    """The validated config and the file it came from (to locate later checks); ConfigError names the file,
+    line, key and fix of every problem."""
     try:
         parsed = parse_yaml(read_settings_text(path), path)
     except FileNotFoundError:
@@ -216,13 +211,17 @@ def read_config(path: Path) -> tuple[RoomsConfig, YamlSource]:
             Problem(path, d.line, key_path(d.loc), message.format(d.first_line)) for d in parsed.duplicates
         ]
         raise config_error(twice, str(path))
-    return validate_config(parsed.data, source=str(path), parsed=parsed), parsed
+    return validate_config_data(parsed.data, checks, source=str(path), parsed=parsed), parsed
 
 
-def validate_config(
-    data: object, *, source: str = "config.yaml", parsed: YamlSource | None = None
+def validate_config_data(
+    data: object,
+    checks: Sequence[ConfigCheck] = (),
+    *,
+    source: str = "config.yaml",
+    parsed: YamlSource | None = None,
 ) -> RoomsConfig:
-    """Validate parsed `config.yaml` data (the loader, the web UI and `config check` share this).
+    """Validate parsed `config.yaml` data: its shape, then the references between sections and `checks`.
 
     `parsed`, the file the data came from, gives each problem its line.
     """
@@ -233,7 +232,7 @@ def validate_config(
     except ValidationError as exc:
         found = findings(exc, RoomsConfig, _WORDING)
         raise config_error(_locate(found, source, parsed), source) from None
-    problems = cross_check(config)
+    problems = cross_check(config) + [finding for check in checks for finding in check(config)]
     if problems:
         raise config_error(_locate(problems, source, parsed), source)
     return config
@@ -249,7 +248,6 @@ def cross_check(config: RoomsConfig) -> list[Finding]:
         problems += models.check((*where, "model"), agent.model, f'agent "{name}"')
         for index, room in enumerate(agent.rooms):
             problems += rooms.check((*where, "rooms", index), room, f'agent "{name}"')
-        problems += _tool_problems(where, agent.tools)
         judgment = agent.participation.judgment if agent.participation else None
         if isinstance(judgment, LlmJudgment):
             path = (*where, "participation", "judgment", "model")
@@ -284,17 +282,6 @@ def _alias_problems(config: RoomsConfig) -> list[Finding]:
                 owner[alias] = person
                 continue
             problems.append(Finding(loc, f'"{alias}" {problem}'))
-    return problems
-
-
-def _tool_problems(where: tuple[str, ...], tools: Sequence[str]) -> list[Finding]:
-    """An agent's `tools:` allowlist names built-in tools only."""
-    problems = []
-    for index, tool in enumerate(tools):
-        if tool not in BUILTIN_TOOL_NAMES:
-            hint = did_you_mean(tool, BUILTIN_TOOL_NAMES) or f"the tools are {', '.join(BUILTIN_TOOL_NAMES)}"
-            problems.append(Finding((*where, "tools", index), f'"{tool}" is not a built-in tool ({hint})'))
-    problems += [Finding((*where, "tools"), problem) for problem in unmet_requirements(tools)]
     return problems
 
 

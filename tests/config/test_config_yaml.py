@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.rooms.config import ConfigError, LlmJudgment, load_config, validate_config
+from miniroom.agent.config_yaml_check import load_config, validate_config
+from miniroom.config.config_yaml import ConfigError, LlmJudgment
 
 VALID = """\
 agents:

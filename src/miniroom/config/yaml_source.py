@@ -1,20 +1,16 @@
-"""Settings files in YAML, kept with the line of every key, and validation problems phrased for people."""
+"""Settings files in YAML, kept with the line of every key and of every key written twice."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
-from pydantic.alias_generators import to_camel
-from pydantic_core import ErrorDetails
 from yaml.constructor import ConstructorError
 
-from miniroom.engine.bounded_yaml import (
+from miniroom.config.bounded_yaml import (
     MAX_NESTING,
     OFFSETS_IN_BYTES,
     BoundedLoader,
@@ -22,44 +18,10 @@ from miniroom.engine.bounded_yaml import (
     check_aliases,
     too_deep,
 )
-from miniroom.settings_errors import (
-    CUSTOM_ERROR,
-    Loc,
-    Problem,
-    Severity,
-    Wording,
-    did_you_mean,
-    findings,
-    invalid,
-    key_path,
-    phrase,
-)
-from miniroom.settings_file import SettingsFileError, read_settings_text
-
-__all__ = [
-    "CUSTOM_ERROR",
-    "DuplicateKey",
-    "Loc",
-    "OptionalPositiveWhole",
-    "Problem",
-    "SettingsModel",
-    "Severity",
-    "YamlSource",
-    "YamlSourceError",
-    "describe_value",
-    "error_message",
-    "invalid",
-    "load_yaml",
-    "parse_yaml",
-    "positive_whole_or_none",
-    "validation_problems",
-]
+from miniroom.config.problems import Loc, Problem, Severity, key_path
+from miniroom.config.settings_file import SettingsFileError, read_settings_text
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-# A file that cannot be read or is not YAML at all; one type with every other settings file's read errors.
-YamlSourceError = SettingsFileError
 
 
 @dataclass(frozen=True)
@@ -142,7 +104,7 @@ class _LineWalker:
 
 
 def parse_yaml(text: str, path: Path) -> YamlSource:
-    """Parse one YAML document; raise YamlSourceError (with the line) when it is not valid YAML."""
+    """Parse one YAML document; raise SettingsFileError (with the line) when it is not valid YAML."""
     loader: BoundedLoader | None = None
     walker: _LineWalker | None = None
     try:
@@ -156,11 +118,11 @@ def parse_yaml(text: str, path: Path) -> YamlSource:
             walker.walk(node, ())
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as error:
-        raise YamlSourceError(_marked_problem(error, path, walker)) from None
+        raise SettingsFileError(_marked_problem(error, path, walker)) from None
     except yaml.reader.ReaderError as error:
-        raise YamlSourceError(_reader_problem(error, text, path)) from None
+        raise SettingsFileError(_reader_problem(error, text, path)) from None
     except yaml.YAMLError as error:
-        raise YamlSourceError(Problem(path, None, "", f"not valid YAML: {error}")) from None
+        raise SettingsFileError(Problem(path, None, "", f"not valid YAML: {error}")) from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -202,92 +164,9 @@ def _twice(duplicate: DuplicateKey) -> str:
 
 
 def load_yaml(path: Path) -> YamlSource:
-    """Read and parse `path`; raise YamlSourceError when it cannot be read or parsed."""
+    """Read and parse `path`; raise SettingsFileError when it cannot be read or parsed."""
     try:
         text = read_settings_text(path)
     except FileNotFoundError as error:
-        raise YamlSourceError(Problem(path, None, "", f"cannot be read: {error.strerror}")) from None
+        raise SettingsFileError(Problem(path, None, "", f"cannot be read: {error.strerror}")) from None
     return parse_yaml(text, path)
-
-
-def describe_value(value: object) -> str:
-    """A value as the user wrote it in YAML, for `got ...` in messages."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "nothing"
-    if isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, str):
-        shown = value if len(value) <= 60 else value[:57] + "..."
-        return json.dumps(shown, ensure_ascii=False)
-    if isinstance(value, list | tuple):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
-
-
-MAX_WHOLE = 2**31 - 1  # beyond it a count or a timeout is a typo, and some provider APIs overflow
-
-
-def positive_whole_or_none(value: object) -> object:
-    if value is None:
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_WHOLE:
-        raise invalid("must be at most {most}, got {got}", most=MAX_WHOLE, got=describe_value(value))
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    raise invalid("must be a whole number above zero, got {got}", got=describe_value(value))
-
-
-OptionalPositiveWhole = Annotated[int | None, BeforeValidator(positive_whole_or_none)]
-
-
-class SettingsModel(BaseModel):
-    """The base of every file shape: camelCase keys, no unknown keys, no silent type coercion."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=to_camel, frozen=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _blank_means_unset(cls, data: Any) -> Any:
-        # An empty value never zeroes a setting: it counts as unset and the default answers.
-        if isinstance(data, dict):
-            return {k: None if isinstance(v, str) and not v.strip() else v for k, v in data.items()}
-        return data
-
-
-def _unknown_key(key: str, valid: Sequence[str]) -> str:
-    if not valid:
-        return "unknown key: delete it"
-    hint = did_you_mean(key, valid)
-    return f"unknown key: {hint + ' ' if hint else ''}the valid keys are {', '.join(valid)}"
-
-
-WORDING = Wording(
-    unknown_key=_unknown_key,
-    words={
-        "missing": "is required: add it",
-        "list": "must be a list (one `- item` per line)",
-        "mapping": "must be a mapping of keys to values",
-    },
-    fallback="{msg}",
-    got=", got {got}",
-    show=describe_value,
-    exact={"literal_error": "must be one of {expected}, got {got}"},
-)
-
-
-def error_message(item: ErrorDetails, model: type[BaseModel] | None = None) -> str:
-    """Pydantic's error as a person's message; `model` (where it was validated) lists the valid keys."""
-    return phrase(item, WORDING, model)
-
-
-def validation_problems(
-    source: YamlSource, error: ValidationError, model: type[BaseModel], prefix: Sequence[str | int] = ()
-) -> list[Problem]:
-    """One Problem per pydantic error, located in `source` under `prefix` (where `model` was validated)."""
-    return [source.problem((*prefix, *found.loc), found.message) for found in findings(error, model, WORDING)]
