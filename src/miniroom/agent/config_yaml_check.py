@@ -25,7 +25,7 @@ from miniroom.config.config_yaml import (
 )
 from miniroom.config.problems import Finding, Loc, Problem, did_you_mean, key_path
 from miniroom.config.yaml_source import YamlSource
-from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
+from miniroom.llm import NAME_EXAMPLE, ModelConfigError, parse_model_name
 
 __all__ = [
     "check_config_file",

@@ -28,7 +28,7 @@ from miniroom.config.settings_model import (
     validation_problems,
 )
 from miniroom.config.yaml_source import YamlSource, load_yaml
-from miniroom.llm.model import ThinkingLevel
+from miniroom.llm import ThinkingLevel
 
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")

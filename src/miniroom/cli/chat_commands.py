@@ -8,9 +8,8 @@ from collections.abc import Mapping
 
 from miniroom.agent.builder import switch_model, switch_thinking
 from miniroom.agent.profile import ProfileError
-from miniroom.engine.agent import Agent
-from miniroom.llm.model import THINKING_LEVELS
-from miniroom.llm.registry import ModelConfigError
+from miniroom.engine import Agent
+from miniroom.llm import THINKING_LEVELS, ModelConfigError
 
 HELP = """\
 /model [provider/model[:thinking]]  show or switch the model (the conversation is kept)

@@ -9,9 +9,8 @@ from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.profile import ProfileError
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import SessionError
-from miniroom.llm.registry import ModelConfigError
+from miniroom.engine import Agent, SessionError
+from miniroom.llm import ModelConfigError
 
 
 class CommandError(Exception):

@@ -10,10 +10,8 @@ from pathlib import Path
 
 from miniroom.cli.common import CommandError, fail, money, working_folder
 from miniroom.cli.render import first_line
-from miniroom.engine.session import Session, SessionError
-from miniroom.engine.session_index import find_session_path, list_sessions
-from miniroom.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
-from miniroom.llm.registry import agent_dir_from_env
+from miniroom.engine import Session, SessionError, find_session_path, list_sessions
+from miniroom.llm import AssistantMessage, ToolResultMessage, UserMessage, agent_dir_from_env
 
 
 def _list(agent_dir: Path, args: argparse.Namespace) -> int:

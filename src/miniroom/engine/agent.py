@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from miniroom.engine import events as ev
+import miniroom.engine.events as ev
 from miniroom.engine.compaction import (
     KEEP_RECENT_TOKENS,
     SUMMARIZER_PROMPT,
@@ -36,23 +36,27 @@ from miniroom.engine.tool import (
     ToolError,
     ToolResult,
 )
-from miniroom.llm import events as llm_events
-from miniroom.llm.errors import ErrorKind, ProviderFailure
-from miniroom.llm.http import make_client
-from miniroom.llm.messages import (
+from miniroom.llm import (
+    INVALID_ARGUMENTS_KEY,
     AssistantMessage,
     Context,
+    ErrorKind,
     Message,
+    Model,
+    ProviderFailure,
+    RequestOptions,
+    StreamDone,
     TextContent,
+    TextDelta,
+    ThinkingDelta,
     ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
+    make_client,
+    message_from_dict,
+    stream_response,
 )
-from miniroom.llm.model import Model
-from miniroom.llm.serialize import message_from_dict
-from miniroom.llm.stream import RequestOptions, stream_response
-from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 
 T = TypeVar("T")
 ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
@@ -223,7 +227,7 @@ class Agent:
         except asyncio.CancelledError:
             if not self._aborted:
                 raise
-            done = llm_events.StreamDone(self._aborted_message("".join(partial)))
+            done = StreamDone(self._aborted_message("".join(partial)))
         message = done.message
         self._count_usage(message.usage, turn_usage)
         self._record(message)
@@ -236,19 +240,17 @@ class Agent:
         self.session_usage.add(usage)
         self._emit(ev.UsageReported(usage, replace(turn_usage), replace(self.session_usage)))
 
-    async def _stream(
-        self, context: Context, options: RequestOptions, partial: list[str]
-    ) -> llm_events.StreamDone:
+    async def _stream(self, context: Context, options: RequestOptions, partial: list[str]) -> StreamDone:
         if self.client is None:  # one pooled client for every request of this agent
             self.client = make_client()
         stream = stream_response(self.config.model, context, options, self.client)
         async for event in stream:
-            if isinstance(event, llm_events.TextDelta):
+            if isinstance(event, TextDelta):
                 partial.append(event.text)
                 self._emit(event)
-            elif isinstance(event, llm_events.ThinkingDelta):
+            elif isinstance(event, ThinkingDelta):
                 self._emit(event)
-            elif isinstance(event, llm_events.StreamDone):
+            elif isinstance(event, StreamDone):
                 return event
         raise RuntimeError("the model stream ended without a final message")
 

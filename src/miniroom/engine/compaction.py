@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from miniroom.llm.messages import (
+from miniroom.llm import (
     AssistantMessage,
     ImageContent,
     Message,
@@ -16,8 +16,8 @@ from miniroom.llm.messages import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    message_from_dict,
 )
-from miniroom.llm.serialize import message_from_dict
 
 RESERVE_TOKENS = 16_384  # room left for the next answer before compaction starts
 KEEP_RECENT_TOKENS = 20_000  # the newest turns stay verbatim

@@ -12,15 +12,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from miniroom.engine.session_file import LoadReport, read_session_lines
-from miniroom.llm.messages import (
+from miniroom.llm import (
     Message,
     TextContent,
     ToolResultMessage,
     Usage,
     UserContent,
     UserMessage,
+    message_from_dict,
+    message_to_dict,
+    usage_from_dict,
 )
-from miniroom.llm.serialize import message_from_dict, message_to_dict, usage_from_dict
 
 SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from miniroom.llm.messages import TextContent, ToolSpec, UserContent
+from miniroom.llm import TextContent, ToolSpec, UserContent
 
 DEFAULT_TOOL_CALL_TIMEOUT = 300.0
 

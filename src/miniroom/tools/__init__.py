@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from miniroom.engine.tool import Tool
+from miniroom.engine import Tool
 from miniroom.tools.bash import BashTool
 from miniroom.tools.edit import EditTool
 from miniroom.tools.find import FindTool

@@ -7,8 +7,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
-from miniroom.llm.messages import ToolSpec
+from miniroom.engine import ToolContext, ToolError, ToolResult
+from miniroom.llm import ToolSpec
 
 P = TypeVar("P", bound=BaseModel)
 

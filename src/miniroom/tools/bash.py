@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolResult
+from miniroom.engine import ToolContext, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.shell import (

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.capture import OutputCapture
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES

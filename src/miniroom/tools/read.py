@@ -12,8 +12,8 @@ from typing import Any, BinaryIO
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
-from miniroom.llm.messages import ImageContent, TextContent
+from miniroom.engine import ToolContext, ToolError, ToolResult
+from miniroom.llm import ImageContent, TextContent
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output import MAX_OUTPUT_BYTES, keep_head
 from miniroom.tools.paths import InsidePath, inside_path, open_regular_file

@@ -9,8 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from miniroom.engine import events as ev
-from miniroom.engine.notices import retry_line
+from miniroom.engine import AgentEvent, MessageCompleted, RetryScheduled, TextDelta, ToolStarted, retry_line
 from miniroom.rooms.runtime.content import (
     MESSAGE_EVENT,
     TurnState,
@@ -53,19 +52,19 @@ class ReplyText:
         self.error: str | None = None  # why the turn failed or stopped
         self.ending: str | None = None  # the notice that closes a failed or interrupted reply
 
-    def apply(self, event: ev.AgentEvent) -> bool:
+    def apply(self, event: AgentEvent) -> bool:
         """Take in one engine event; True when the visible text changed."""
-        if isinstance(event, ev.TextDelta):
+        if isinstance(event, TextDelta):
             self._current.append(event.text)
             return bool(event.text)
-        if isinstance(event, ev.ToolStarted):
+        if isinstance(event, ToolStarted):
             self.lines.append(f"{TOOL_MARK} {event.summary}")
             return True
-        if isinstance(event, ev.RetryScheduled):
+        if isinstance(event, RetryScheduled):
             self.lines.append(retry_line(event))
             self.retries.append(_retry_record(event, self.lines[-1]))
             return True
-        if isinstance(event, ev.MessageCompleted):
+        if isinstance(event, MessageCompleted):
             finished = "".join(self._current).strip()
             self._current = []
             if event.message.stop_reason == "error":
@@ -92,7 +91,7 @@ class ReplyText:
         return turn_info(self.state, self.retries, self.error)
 
 
-def _retry_record(event: ev.RetryScheduled, line: str) -> dict[str, Any]:
+def _retry_record(event: RetryScheduled, line: str) -> dict[str, Any]:
     wait = int(event.wait_seconds) if float(event.wait_seconds).is_integer() else event.wait_seconds
     return {
         "model": event.model,
@@ -136,7 +135,7 @@ class ReplyWriter:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"reply to {self.target.in_reply_to}")
 
-    def on_event(self, event: ev.AgentEvent) -> None:
+    def on_event(self, event: AgentEvent) -> None:
         if self.reply.apply(event):
             self._wake.set()
 

@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from miniroom.agent.profile import ProfileError
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import Session, SessionError
-from miniroom.llm.model_name import ModelConfigError
+from miniroom.engine import Agent, Session, SessionError, TurnEnded
+from miniroom.llm import ModelConfigError
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
@@ -182,7 +180,7 @@ def _is_prompt(message: Any, prompt: str) -> bool:
     return "".join(text for text in texts if isinstance(text, str)) == prompt
 
 
-def failure_reason(ended: ev.TurnEnded) -> str | None:
+def failure_reason(ended: TurnEnded) -> str | None:
     if ended.error is not None:
         return str(ended.error)
     if ended.aborted:
