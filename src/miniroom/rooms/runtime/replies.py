@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from miniroom.engine import AgentEvent, MessageCompleted, RetryScheduled, TextDelta, ToolStarted, retry_line
-from miniroom.rooms.runtime.content import (
+from miniroom.rooms.content import (
     MESSAGE_EVENT,
     TurnState,
+    conversation_relation,
     edit_content,
     message_content,
     turn_info,
@@ -173,7 +174,7 @@ class ReplyWriter:
                 await self._post_first(self._first_content(body, mentions, turn))
             else:
                 added = tuple(user for user in mentions if user not in self._sent_mentions)
-                edit = edit_content(self.reply_id, body, mentions=mentions, newly_mentioned=added, turn=turn)
+                edit = edit_content(self.reply_id, message_content(body, mentions, turn=turn), added)
                 await self._post(edit, None)
         except Exception:
             log.exception("Sending a reply in %s as %s failed", self.target.room_id, self.target.sender)
@@ -190,10 +191,8 @@ class ReplyWriter:
             self._on_posted(self.reply_id)
 
     def _first_content(self, body: str, mentions: tuple[str, ...], turn: Content) -> Content:
-        target = self.target
-        return message_content(
-            body, thread_root=target.thread_root, in_reply_to=target.in_reply_to, mentions=mentions, turn=turn
-        )
+        relation = conversation_relation(self.target.thread_root, self.target.in_reply_to)
+        return message_content(body, mentions, relates_to=relation, turn=turn)
 
     async def _post(self, content: Content, txn_id: str | None) -> str:
         sender, room_id = self.target.sender, self.target.room_id

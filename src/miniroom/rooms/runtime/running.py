@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from miniroom.engine import Agent, AgentEvent, UsageReported
 from miniroom.llm import Usage
-from miniroom.rooms.runtime.content import TurnState
+from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.logs import log_turn_ended, log_turn_started
 from miniroom.rooms.runtime.turn_queue import TurnKey

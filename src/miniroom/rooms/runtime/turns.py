@@ -12,8 +12,8 @@ from typing import Any
 from miniroom.agent.profile import ProfileError
 from miniroom.engine import Agent, Session, SessionError, TurnEnded
 from miniroom.llm import ModelConfigError
+from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.agents import AgentFactory
-from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
