@@ -16,12 +16,13 @@ from miniroom.agent.profile import ProfileSettings, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
 from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
+from miniroom.agent.tool_names import allowed_with_requirements
 from miniroom.engine import (
     Agent,
     AgentConfig,
     Session,
     SessionError,
+    ToolSettings,
     directory_for_cwd,
     find_session_path,
     latest_session_path,
@@ -40,7 +41,7 @@ from miniroom.llm import (
     known_providers,
     resolve_model,
 )
-from miniroom.tools import builtin_tools
+from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
 
 log = logging.getLogger(__name__)
 
@@ -210,10 +211,7 @@ def build_agent(
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,
-        tool_settings={
-            "readMaxLines": settings.read_max_lines,
-            "parallelBashThreads": settings.parallel_bash_threads,
-        },
+        tool_settings=ToolSettings(settings.read_max_lines, settings.parallel_bash_threads),
         retry=retry,
         max_model_requests=settings.max_model_requests,
     )

@@ -27,7 +27,7 @@ from miniroom.engine.session_index import (
     list_sessions,
     session_id_of,
 )
-from miniroom.engine.tool import Tool, ToolContext, ToolError, ToolResult
+from miniroom.engine.tool import Tool, ToolContext, ToolError, ToolResult, ToolSettings
 
 __all__ = [
     "Agent",
@@ -47,6 +47,7 @@ __all__ = [
     "ToolEnded",
     "ToolError",
     "ToolResult",
+    "ToolSettings",
     "ToolStarted",
     "TurnEnded",
     "UsageReported",

@@ -35,6 +35,7 @@ from miniroom.engine.tool import (
     ToolContext,
     ToolError,
     ToolResult,
+    ToolSettings,
 )
 from miniroom.llm import (
     INVALID_ARGUMENTS_KEY,
@@ -70,7 +71,7 @@ class AgentConfig:
     cwd: Path
     request_options: RequestOptions = field(default_factory=RequestOptions)
     tool_timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
-    tool_settings: dict[str, Any] = field(default_factory=dict)
+    tool_settings: ToolSettings = field(default_factory=ToolSettings)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
 
