@@ -11,7 +11,7 @@ import sys
 from typing import TextIO
 
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
-from miniroom.cli.common import CommandError, agent_from_args, fail
+from miniroom.cli.common import agent_from_args
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable, stop_signals_call
 from miniroom.cli.render import first_line, notice_line, recreation_line, tool_text, usage_line
 from miniroom.engine import Agent, AgentEvent, TextDelta, ThinkingDelta, ToolEnded, ToolStarted, TurnEnded
@@ -128,10 +128,7 @@ def chat_loop(agent: Agent, runner: asyncio.Runner) -> None:
 
 def chat_command(args: argparse.Namespace) -> int:
     make_non_dumpable()
-    try:
-        agent = agent_from_args(args)
-    except CommandError as error:
-        return fail(str(error))
+    agent = agent_from_args(args)
     for signum in STOP_SIGNALS:
         signal.signal(signum, _stop_at_prompt)
     try:

@@ -74,11 +74,8 @@ async def _run(agent: Agent, prompt: str) -> TurnEnded:
 
 def run_command(args: argparse.Namespace) -> int:
     make_non_dumpable()
-    try:
-        prompt = _prompt_text(args.prompt)
-        agent = agent_from_args(args)
-    except CommandError as error:
-        return fail(str(error))
+    prompt = _prompt_text(args.prompt)
+    agent = agent_from_args(args)
     output = _JsonOutput(agent)
     if args.json:
         _print_json(session_record(agent))

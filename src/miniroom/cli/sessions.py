@@ -8,9 +8,9 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from miniroom.cli.common import CommandError, fail, money, working_folder
+from miniroom.cli.common import money, working_folder
 from miniroom.cli.render import first_line
-from miniroom.engine import Session, SessionError, find_session_path, list_sessions
+from miniroom.engine import Session, find_session_path, list_sessions
 from miniroom.llm import AssistantMessage, ToolResultMessage, UserMessage, agent_dir_from_env
 
 
@@ -54,9 +54,6 @@ def _show(agent_dir: Path, session_id: str) -> int:
 
 def sessions_command(args: argparse.Namespace) -> int:
     agent_dir = agent_dir_from_env(os.environ)
-    try:
-        if args.sessions_command == "list":
-            return _list(agent_dir, args)
-        return _show(agent_dir, args.session_id)
-    except (CommandError, SessionError) as error:
-        return fail(str(error))
+    if args.sessions_command == "list":
+        return _list(agent_dir, args)
+    return _show(agent_dir, args.session_id)

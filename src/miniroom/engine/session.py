@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from miniroom.config.errors import UserError
 from miniroom.engine.session_file import LoadReport, read_session_lines
 from miniroom.llm import (
     Message,
@@ -31,7 +32,7 @@ INTERRUPTED_TOOL_TEXT = (
 REWIND_ENTRY, REWIND_TYPE = "custom", "rewind"  # marks where a conversation continues after a rewind
 
 
-class SessionError(Exception):
+class SessionError(UserError):
     """A session that cannot be found or read; the message says which and why."""
 
 

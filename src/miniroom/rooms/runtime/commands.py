@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from miniroom.rooms.commands import is_room_admin, parse_command, run_command
+from miniroom.rooms.commands import carry_out_command, is_room_admin, parse_command
 from miniroom.rooms.content import MESSAGE_EVENT, conversation_relation, message_content
 from miniroom.rooms.events import RoomEvent
 from miniroom.rooms.runtime.context import HandlerContext
@@ -30,7 +30,7 @@ class CommandHandler:
             log.warning(COMMAND_REPLIER_NOT_JOINED, event.room_id, event.event_id)
             return
         power_levels = await context.transport.power_levels(event.room_id)
-        result = run_command(
+        result = carry_out_command(
             command,
             room_id=event.room_id,
             sender_is_admin=is_room_admin(power_levels, event.sender),
