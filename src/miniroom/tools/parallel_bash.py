@@ -12,7 +12,7 @@ from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.bash import BashTool
 from miniroom.tools.capture import OutputCapture
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
-from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools.output_folder import KeepsOutput, OutputFolder
 from miniroom.tools.shell import (
     CommandOutcome,
     CommandText,
@@ -64,7 +64,7 @@ def combined_report(outcomes: list[CommandOutcome], output: OutputFolder) -> tup
     return shown, capped.full_output_path
 
 
-class ParallelBashTool(BuiltinTool[ParallelBashParams]):
+class ParallelBashTool(KeepsOutput, BuiltinTool[ParallelBashParams]):
     name: ClassVar[str] = "parallel_bash"
     requires: ClassVar[str | None] = BashTool.name
     description: ClassVar[str] = (
@@ -73,13 +73,6 @@ class ParallelBashTool(BuiltinTool[ParallelBashParams]):
         "output, files or side effects; run dependent steps one by one with bash."
     )
     params_model = ParallelBashParams
-
-    def __init__(self, output: OutputFolder | None = None) -> None:
-        self._output = output or OutputFolder()
-
-    def close(self) -> None:
-        """Remove the files long outputs were kept in: the agent holding this tool is done."""
-        self._output.remove()
 
     async def run(self, params: ParallelBashParams, ctx: ToolContext) -> ToolResult:
         """Every command gets an equal share of the output cap, so each section stays visible."""
