@@ -18,10 +18,6 @@ from miniroom.engine import Agent, AgentEvent, TextDelta, ThinkingDelta, ToolEnd
 from miniroom.llm import Usage
 from miniroom.tools.todo_write import latest_todos, render_todos
 
-HELP = (
-    "Type a message and press Enter. /help shows this, /exit (or Ctrl-D) quits; Ctrl-C stops a running turn."
-)
-
 
 class ChatView:
     """Prints events as a person wants to read them."""

@@ -25,7 +25,7 @@ DEFAULT_EDIT_INTERVAL = 0.7  # seconds between two edits of a streaming reply
 TOOL_MARK = "🔧"
 EMPTY_REPLY = "(no reply)"
 # Matrix refuses events over 64 KiB, and an edit carries the body twice: longer replies are cut.
-MAX_BODY_BYTES = 30_000
+MAX_REPLY_BYTES = 30_000
 CUT_NOTICE = "\n\n… (cut: the reply is too long for one message)"
 
 
@@ -85,7 +85,7 @@ class ReplyText:
 
     def render(self) -> str:
         parts = ["\n".join(self.lines), self.text]
-        body = fit("\n\n".join(part for part in parts if part), MAX_BODY_BYTES)
+        body = fit("\n\n".join(part for part in parts if part), MAX_REPLY_BYTES)
         return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
 
     def turn(self) -> Content:
