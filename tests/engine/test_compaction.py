@@ -19,7 +19,7 @@ from miniroom.engine.session import Session
 from miniroom.llm.messages import AssistantMessage, TextContent, ToolCall, Usage, UserMessage
 from miniroom.llm.model import Model
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.engine.support import make_agent
+from tests.engine.conftest import MakeAgent
 
 LONG = "x" * 2_000  # about 500 tokens
 
@@ -39,7 +39,9 @@ def _system(body: dict[str, object]) -> str:
     return json.dumps(body.get("system"))
 
 
-async def _two_long_turns(provider: ScriptedProvider, tmp_path: Path) -> tuple[object, list[ev.AgentEvent]]:
+async def _two_long_turns(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> tuple[object, list[ev.AgentEvent]]:
     provider.script(
         Reply(tool_calls=[("read", {"path": "notes.md"})], usage=(100, 10, 0, 0)),
         Reply(text="first answer " + LONG, usage=(100, 10, 0, 0)),
@@ -53,9 +55,9 @@ async def _two_long_turns(provider: ScriptedProvider, tmp_path: Path) -> tuple[o
 
 
 async def test_context_near_the_window_is_compacted_before_the_next_request(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
-    agent, seen = await _two_long_turns(provider, tmp_path)
+    agent, seen = await _two_long_turns(provider, tmp_path, make_agent)
     provider.script(
         Reply(text="## Goal\nanswer questions", usage=(900, 50, 0, 0)), Reply(text="third answer")
     )
@@ -73,8 +75,10 @@ async def test_context_near_the_window_is_compacted_before_the_next_request(
     assert "Read: notes.md" in compacted[0].summary
 
 
-async def test_a_compaction_survives_a_resume(provider: ScriptedProvider, tmp_path: Path) -> None:
-    agent, _ = await _two_long_turns(provider, tmp_path)
+async def test_a_compaction_survives_a_resume(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
+    agent, _ = await _two_long_turns(provider, tmp_path, make_agent)
     provider.script(
         Reply(text="## Goal\nthe summary text"), Reply(text="third answer", usage=(100, 10, 0, 0))
     )
@@ -91,9 +95,9 @@ async def test_a_compaction_survives_a_resume(provider: ScriptedProvider, tmp_pa
 
 
 async def test_context_overflow_compacts_then_retries_once(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
-    agent, seen = await _two_long_turns(provider, tmp_path)
+    agent, seen = await _two_long_turns(provider, tmp_path, make_agent)
     overflow = Reply.error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
     agent.config.model = Model(  # type: ignore[attr-defined]
         id="big",
@@ -111,7 +115,7 @@ async def test_context_overflow_compacts_then_retries_once(
 
 
 async def test_manual_compaction_with_nothing_old_does_nothing(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply(text="short"))
     agent, _ = make_agent(provider, tmp_path)
@@ -151,7 +155,7 @@ CJK = "漢字の文章は一文字が一トークンほどになる" * 40  # 800
 
 
 async def test_a_reported_context_over_the_window_compacts_even_when_characters_say_it_is_small(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     model = Model(
         id="tiny", provider="scripted", api="anthropic-messages", base_url=provider.url, context_window=10_000

@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import clean_env
 from tests.processes import wait_for_process, wait_until, wait_until_gone
 from tests.runtime.serve_process import TURN_KEY, free_port
 from tests.runtime.support import agent_entry, write_config
+
+pytestmark = pytest.mark.e2e  # `miniroom serve` in a subprocess, started through serve_command
 
 SERVE = "import sys; from miniroom.cli.serve import serve_command; from argparse import Namespace; " + (
     "sys.exit(serve_command(Namespace(config=None, host='127.0.0.1', port=int(sys.argv[1]), insecure=False)))"
