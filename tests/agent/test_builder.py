@@ -36,6 +36,7 @@ def test_settings_come_from_project_dir_and_the_caller_narrows_tools_and_extends
         extra_prompt="You answer in the lobby.",
         tool_allowlist=["read", "bash", "ls"],
     )
+    agent.session.close()
     assert [tool.name for tool in agent.config.tools] == ["read", "ls"]
     assert agent.config.tool_timeout == 42
     assert agent.config.cwd == work
@@ -50,4 +51,5 @@ def test_without_project_dir_the_working_folder_holds_the_settings(tmp_path: Pat
     )
     env = {**ENV, "MINI_AGENT_DIR": str(tmp_path / "mini")}
     agent = build_agent(None, tmp_path, env, SessionChoice())
+    agent.session.close()
     assert [tool.name for tool in agent.config.tools] == ["read"]

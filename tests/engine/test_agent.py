@@ -13,7 +13,7 @@ from miniroom.engine.session import Session
 from miniroom.llm.errors import ErrorKind
 from miniroom.llm.messages import ToolResultMessage, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.engine.support import make_agent
+from tests.engine.conftest import MakeAgent
 
 
 def _pid_alive(pid: int) -> bool:
@@ -25,7 +25,7 @@ def _pid_alive(pid: int) -> bool:
 
 
 async def test_tool_calls_run_in_parallel_and_results_keep_call_order(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     # The first call only says "first" once the second call has started while it still runs (it gives up
     # after 10 s), so run one after the other they would fail; then it keeps running, so it ends last.
@@ -52,7 +52,9 @@ async def test_tool_calls_run_in_parallel_and_results_keep_call_order(
     assert isinstance(seen[-1], ev.TurnEnded)
 
 
-async def test_tool_call_timeout_becomes_an_error_result(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_tool_call_timeout_becomes_an_error_result(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
     provider.script(Reply(tool_calls=[("bash", {"command": "sleep 30"})]), Reply(text="it hung"))
     agent, _ = make_agent(provider, tmp_path, tool_timeout=0.5)
     ended = await agent.prompt("run the slow thing")
@@ -63,7 +65,7 @@ async def test_tool_call_timeout_becomes_an_error_result(provider: ScriptedProvi
 
 
 async def test_abort_stops_running_tools_and_ends_the_turn(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     pid_file = tmp_path / "pid"
     provider.script(Reply(tool_calls=[("bash", {"command": f"sleep 60 & echo $! > {pid_file}; wait"})]))
@@ -90,7 +92,7 @@ async def test_abort_stops_running_tools_and_ends_the_turn(
 
 
 async def test_abort_during_a_slow_stream_keeps_the_partial_text(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply(text="word " * 100, delay=0.05))
     agent, _ = make_agent(provider, tmp_path)
@@ -108,7 +110,7 @@ async def test_abort_during_a_slow_stream_keeps_the_partial_text(
 
 
 async def test_provider_error_ends_the_turn_with_a_typed_error(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(*[Reply.error(400, "invalid_request_error", "messages: field required")] * 3)
     agent, seen = make_agent(provider, tmp_path)
@@ -119,7 +121,7 @@ async def test_provider_error_ends_the_turn_with_a_typed_error(
 
 
 async def test_continue_turn_answers_the_stored_prompt_without_storing_it_again(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply(text="answered"))
     session = Session.create(tmp_path / ".sessions", tmp_path)
@@ -133,7 +135,7 @@ async def test_continue_turn_answers_the_stored_prompt_without_storing_it_again(
 
 
 async def test_continue_turn_refuses_a_session_that_does_not_end_with_a_prompt(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     agent, _ = make_agent(provider, tmp_path)
     with pytest.raises(ValueError, match="does not end with a user message to answer"):
@@ -141,7 +143,7 @@ async def test_continue_turn_refuses_a_session_that_does_not_end_with_a_prompt(
 
 
 async def test_a_runaway_tool_loop_stops_at_the_request_limit(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.repeat(Reply(tool_calls=[("ls", {"path": "."})]))
     agent, seen = make_agent(provider, tmp_path, max_model_requests=3)

@@ -29,7 +29,7 @@ def _list(agent_dir: Path, args: argparse.Namespace) -> int:
 
 
 def _show(agent_dir: Path, session_id: str) -> int:
-    session = Session.load(find_session_path(agent_dir, session_id))
+    session = Session.load(find_session_path(agent_dir, session_id), whole=True)  # every damaged line named
     for warning in session.load_report.warnings(session.path):
         print(f"miniroom: {warning}", file=sys.stderr)
     print(f"session {session.id}\nfolder  {session.cwd}\nfile    {session.path}\n")

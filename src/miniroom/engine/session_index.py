@@ -58,7 +58,7 @@ def find_session_path(agent_dir: Path, session_id: str) -> Path:
 def read_session_info(path: Path) -> SessionInfo | None:
     """Summarise a session file as `sessions show` reads it; None when it is not a session."""
     try:
-        session = Session.load(path)
+        session = Session.load(path, whole=True)  # every damaged line named
     except SessionError:
         return None
     history = session.history()
