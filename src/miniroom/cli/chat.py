@@ -10,6 +10,7 @@ import signal
 import sys
 from typing import TextIO
 
+from miniroom.agent.subagents.progress import SubagentStatus, progress_line
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import CommandError, agent_from_args, fail
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable, stop_signals_call
@@ -32,6 +33,7 @@ class ChatView:
         self.session_usage = session_usage  # the agent's live running total
         self._mid_line = False
         self._thinking = False  # a "thinking" line is shown once per stretch of reasoning
+        self._subagents: dict[str, str | None] = {}  # call id -> the subagent tool last shown
 
     def _line(self, text: str) -> None:
         if self._mid_line:
@@ -40,7 +42,24 @@ class ChatView:
         self.out.write(text + "\n")
         self.out.flush()
 
+    def _subagent(self, event: ev.ToolUpdated) -> None:
+        """A line when a subagent starts, turns to another tool, and ends: what it does and its tokens."""
+        status = SubagentStatus.of(event.details)
+        if status is None or status.phase == "queued":
+            return
+        shown = self._subagents.get(event.call_id, "")
+        if status.phase == "progress" and status.tool in (None, shown):
+            return
+        self._subagents[event.call_id] = status.tool
+        line = f"  ↳ {progress_line(status)}"
+        if status.phase == "end" and status.outcome:
+            line += f" — {first_line(status.outcome, 80)}"
+        self._line(line)
+
     def __call__(self, event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.ToolUpdated):
+            self._subagent(event)
+            return
         if isinstance(event, ev.ThinkingDelta):
             if not self._thinking:
                 self._line("💭 thinking…")

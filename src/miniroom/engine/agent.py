@@ -25,6 +25,7 @@ from miniroom.engine.compaction import (
     summary_request,
     token_ratio,
 )
+from miniroom.engine.inbox import TurnInbox
 from miniroom.engine.model_context import model_context
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
@@ -35,6 +36,7 @@ from miniroom.engine.tool import (
     ToolContext,
     ToolError,
     ToolResult,
+    UntimedTool,
 )
 from miniroom.llm import events as llm_events
 from miniroom.llm.errors import ErrorKind, ProviderFailure
@@ -113,6 +115,8 @@ class Agent:
         self._usage_valid_from = len(self.messages) if session.latest("compaction") else 0
         self._tools = {tool.name: tool for tool in config.tools}
         self._listeners: list[ev.EventListener] = []
+        self.inbox = TurnInbox()
+        self._turn_usage = Usage()
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
 
@@ -149,23 +153,40 @@ class Agent:
         if not self.messages or not isinstance(self.messages[-1], UserMessage):
             raise ValueError(f"{self.session.path} does not end with a user message to answer")
         self._aborted = False
-        turn_usage = Usage()
-        for _ in range(self.config.max_model_requests):
-            message, error = await self._request(turn_usage)
-            if error is not None or message.stop_reason == "aborted" or not message.tool_calls:
-                return self._end_turn(message, turn_usage, error)
-            for result in await self._run_tools(message.tool_calls):
-                self._record(result)
-            if self._aborted:
-                return self._end_turn(message, turn_usage, None)
-        return self._end_turn(message, turn_usage, request_limit_failure(self.config.max_model_requests))
-
-    def _end_turn(
-        self, message: AssistantMessage, usage: Usage, error: ProviderFailure | None
-    ) -> ev.TurnEnded:
-        ended = ev.TurnEnded(message, usage, error, aborted=self._aborted)
+        self._turn_usage = Usage()
+        try:
+            message, error = await self._steps()
+        finally:
+            await self.inbox.stop_holds()  # nothing promised to this turn outlives it
+        ended = ev.TurnEnded(message, self._turn_usage, error, aborted=self._aborted)
         self._emit(ended)
         return ended
+
+    async def _steps(self) -> tuple[AssistantMessage, ProviderFailure | None]:
+        """Requests and tool batches until the model answers without tools and the inbox brings nothing."""
+        for _ in range(self.config.max_model_requests):
+            for incoming in self.inbox.take():
+                self._record(incoming)
+            message, error = await self._request(self._turn_usage)
+            if error is not None or message.stop_reason == "aborted":
+                return message, error
+            if message.tool_calls:
+                for result in await self._run_tools(message.tool_calls):
+                    self._record(result)
+            elif not await self._inbox_brings_more():
+                return message, None
+            if self._aborted:
+                return message, None
+        return message, request_limit_failure(self.config.max_model_requests)
+
+    async def _inbox_brings_more(self) -> bool:
+        """After an answer without tool calls: whether a message is waiting, or comes while work is held."""
+        try:
+            await self._abortable(self.inbox.wait())
+        except asyncio.CancelledError:
+            if not self._aborted:
+                raise
+        return self.inbox.has_messages and not self._aborted
 
     def _record(self, message: Message) -> None:
         self.messages.append(message)
@@ -357,12 +378,10 @@ class Agent:
                 f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
             )
         timeout = self.config.tool_timeout
-        context = ToolContext(
-            self.config.cwd, timeout, self.config.model.accepts_images, self.config.tool_settings
-        )
+        limit = None if isinstance(tool, UntimedTool) else timeout
         try:
             params = tool.validate(call.arguments)
-            return await asyncio.wait_for(tool.execute(params, context), timeout)
+            return await asyncio.wait_for(tool.execute(params, self._tool_context(call)), limit)
         except ToolError as error:
             return ToolResult.text(str(error), is_error=True)
         except TimeoutError:
@@ -371,3 +390,21 @@ class Agent:
             )
         except Exception as error:  # a bug in a tool must not end the turn
             return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)
+
+    def _tool_context(self, call: ToolCall) -> ToolContext:
+        config = self.config
+        return ToolContext(
+            config.cwd,
+            config.tool_timeout,
+            config.model.accepts_images,
+            config.tool_settings,
+            call_id=call.id,
+            report=lambda details: self._emit(ev.ToolUpdated(call.id, call.name, details)),
+            spend=lambda usage: self._spend(usage, call),
+            inbox=self.inbox,
+        )
+
+    def _spend(self, usage: Usage, call: ToolCall) -> None:
+        """What a call spent on the turn's behalf (a subagent's request): in the totals and the session."""
+        self._count_usage(usage, self._turn_usage)
+        self.session.append_spend(usage, toolCallId=call.id, tool=call.name)

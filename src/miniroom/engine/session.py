@@ -6,6 +6,7 @@ import json
 import os
 import secrets
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,13 +21,18 @@ from miniroom.llm.messages import (
     UserContent,
     UserMessage,
 )
-from miniroom.llm.serialize import message_from_dict, message_to_dict, usage_from_dict
+from miniroom.llm.serialize import message_from_dict, message_to_dict, usage_from_dict, usage_to_dict
 
 SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (
     "The tool call was interrupted before it finished (the process stopped); it has no result."
 )
-REWIND_ENTRY, REWIND_TYPE = "custom", "rewind"  # marks where a conversation continues after a rewind
+CUSTOM_ENTRY = "custom"  # Pi's entry type for data outside the model's context, told apart by `customType`
+REWIND_ENTRY, REWIND_TYPE = CUSTOM_ENTRY, "rewind"  # marks where a conversation continues after a rewind
+SPEND_TYPE = "spend"  # usage a tool made on the session's behalf (a subagent's requests)
+# A subagent's session names its parent in its header: `parentSession` (the parent's id, where a recreated
+# session has the previous file's path) and the parent's tool call that started it.
+PARENT_CALL_KEY = "parentToolCallId"
 
 
 class SessionError(Exception):
@@ -77,6 +83,11 @@ class Session:
     def cwd(self) -> str:
         return str(self.header.get("cwd", ""))
 
+    @property
+    def parent_id(self) -> str | None:
+        """The id of the session whose subagent this session is, or None for a root session."""
+        return subagent_parent(self.header)
+
     @classmethod
     def create(
         cls,
@@ -86,9 +97,11 @@ class Session:
         parent_session: Path | None = None,
         *,
         session_id: str | None = None,
+        header: Mapping[str, Any] | None = None,
     ) -> Session:
         """A new session file in `directory`, named by its start time and id unless `file_name` is given;
-        `parent_session` is the file whose history it continues (Pi's `parentSession`)."""
+        `parent_session` is the file whose history it continues (Pi's `parentSession`); `header` adds fields
+        to the header (a subagent's link to its parent)."""
         directory.mkdir(parents=True, exist_ok=True)
         session_id = session_id or str(uuid.uuid4())
         stamp = _now_iso().replace(":", "-").replace(".", "-")
@@ -100,6 +113,7 @@ class Session:
             "timestamp": _now_iso(),
             "cwd": str(cwd),
             **({"parentSession": str(parent_session)} if parent_session else {}),
+            **(header or {}),
         }
         session = cls(path, header, [])
         session._write_line(header)
@@ -140,7 +154,7 @@ class Session:
         self.entries.append(copied)
         self._by_id[copied["id"]] = copied
         if copied["type"] == "message":
-            self._messages[copied["id"]] = source._message_of(entry)
+            self._messages[copied["id"]] = source.message_of(entry)
         self.leaf_id = copied["id"]
         self._branch = None
 
@@ -193,6 +207,12 @@ class Session:
         entry = self.append("message", message=message_to_dict(message))
         self._messages[entry["id"]] = message
         return entry
+
+    def append_spend(self, usage: Usage, **source: str) -> dict[str, Any]:
+        """Record usage made for this session outside its own requests; `source` says whose (tool, call)."""
+        return self.append(
+            CUSTOM_ENTRY, customType=SPEND_TYPE, data={"usage": usage_to_dict(usage), **source}
+        )
 
     def rewind(self, entry_id: str, reason: str) -> None:
         """Continue from `entry_id`: the entries after it stay in the file, on a side branch.
@@ -247,13 +267,14 @@ class Session:
         """The conversation the model sees: after a compaction, its summary then the entries it kept."""
         summary, entries = self.context_entries()
         prefix: list[Message] = [] if summary is None else [compaction_summary_message(summary)]
-        return prefix + [self._message_of(entry) for entry in entries]
+        return prefix + [self.message_of(entry) for entry in entries]
 
     def history(self) -> list[Message]:
         """Every message of the conversation, compacted ones too: what `sessions show` prints and counts."""
-        return [self._message_of(entry) for entry in self.branch() if entry["type"] == "message"]
+        return [self.message_of(entry) for entry in self.branch() if entry["type"] == "message"]
 
-    def _message_of(self, entry: dict[str, Any]) -> Message:
+    def message_of(self, entry: dict[str, Any]) -> Message:
+        """The message of a `message` entry of this session."""
         message = self._messages.get(entry["id"])
         if message is None:  # an entry appended as a plain dict
             message = self._messages[entry["id"]] = message_from_dict(entry["message"])
@@ -264,12 +285,15 @@ class Session:
         return self._latest.get(entry_type)
 
     def total_usage(self) -> Usage:
-        """Tokens and cost of every request in the file: compacted turns and failed attempts included."""
+        """Tokens and cost of every request in the file, compacted turns and failed attempts included, and
+        of the requests made on its behalf (its subagents')."""
         total = Usage()
         for entry in self.entries:
             message = entry.get("message") if entry["type"] == "message" else None
             if isinstance(message, dict) and message.get("role") == "assistant":
                 total.add(usage_from_dict(message.get("usage") or {}))
+            elif entry["type"] == CUSTOM_ENTRY and entry.get("customType") == SPEND_TYPE:
+                total.add(usage_from_dict((entry.get("data") or {}).get("usage") or {}))
         return total
 
     def repair_interrupted_tool_calls(self) -> int:
@@ -301,6 +325,12 @@ class Session:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def subagent_parent(header: Mapping[str, Any]) -> str | None:
+    """The parent session id a subagent's session header names; None for any other session."""
+    parent = header.get("parentSession")
+    return str(parent) if PARENT_CALL_KEY in header and parent else None
 
 
 def _is_linear(entries: list[dict[str, Any]]) -> bool:

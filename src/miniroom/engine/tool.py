@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from miniroom.llm.messages import TextContent, ToolSpec, UserContent
+from miniroom.engine.inbox import TurnInbox
+from miniroom.llm.messages import TextContent, ToolSpec, Usage, UserContent
 
 DEFAULT_TOOL_CALL_TIMEOUT = 300.0
 
@@ -26,14 +28,24 @@ class ToolResult:
         return cls(content=[TextContent(text)], is_error=is_error, details=dict(details))
 
 
+def _ignore(_: Any) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class ToolContext:
-    """What a call may know of its surroundings."""
+    """What a call may know of its surroundings, and how it speaks to the turn while (and after) it runs."""
 
     cwd: Path
     timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
     accepts_images: bool = False
     settings: dict[str, Any] = field(default_factory=dict)  # profile values a tool reads (readMaxLines, ...)
+    call_id: str = ""
+    # Live progress for UIs: each call becomes a ToolUpdated event of this call, even after it returned.
+    report: Callable[[dict[str, Any]], None] = _ignore
+    # Spend made on the turn's behalf (a subagent's requests): counted in the turn's and session's totals.
+    spend: Callable[[Usage], None] = _ignore
+    inbox: TurnInbox = field(default_factory=TurnInbox)  # the running turn's inbox
 
 
 class Tool(Protocol):
@@ -50,6 +62,14 @@ class Tool(Protocol):
 
     def summary(self, arguments: dict[str, Any]) -> str:
         """One compact line for UIs, e.g. `Read src/x.py`."""
+
+
+@runtime_checkable
+class UntimedTool(Protocol):
+    """A tool whose calls bound themselves (a whole subagent turn, with its own limits): the tool-call
+    timeout does not apply to it."""
+
+    untimed: Literal[True]
 
 
 @runtime_checkable
