@@ -32,6 +32,10 @@ def _description(arguments: dict[str, Any]) -> str:
 
 
 class _ManagedTool:
+    # Each call bounds itself (a whole child turn, or a quick look at the task store); untimed calls also run
+    # in their turn's task, so the subagents of one answer queue in call order.
+    untimed: Literal[True] = True
+
     def __init__(self, manager: SubagentManager) -> None:
         self.manager = manager
 
@@ -65,7 +69,6 @@ class AgentTool(_ManagedTool, BuiltinTool[TaskParams]):
         "Several calls in one answer run at once."
     )
     params_model = TaskParams
-    untimed: Literal[True] = True  # the child's own limits bound it
 
     async def run(self, params: TaskParams, ctx: ToolContext) -> ToolResult:
         status = await self.manager.run(self._check_profile(params), ctx)

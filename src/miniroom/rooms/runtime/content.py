@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
+from urllib.parse import quote
 
 from miniroom.rooms.transport import Content
 
@@ -76,3 +77,8 @@ def _text(body: str, mentions: Iterable[str], turn: Content | None) -> Content:
     if turn is not None:
         content[TURN_KEY] = turn
     return content
+
+
+def permalink(room_id: str, event_id: str) -> str:
+    """A matrix.to link to an event: Matrix clients open it, and the web chat opens its thread."""
+    return f"https://matrix.to/#/{quote(room_id, safe='')}/{quote(event_id, safe='')}"
