@@ -191,7 +191,8 @@ async def test_background_tasks_are_checked_stopped_and_cancelled(
     assert texts[6] == "This chat has no background task 7; its tasks are 1 (sleepy), 2 (waiting)."
     store = TaskStore.of_session(tmp_path / "mini", agent.session.id)
     one, two = store.get(1), store.get(2)
-    assert one is not None and two is not None
+    assert one is not None
+    assert two is not None
     assert (one.state, two.state, two.session) == ("stopped", "stopped", None)
     assert "stopped with agent_stop" in (one.note or "")
     [child] = child_sessions(agent.session.path, agent.session.id)  # task 2 never got one
@@ -239,7 +240,8 @@ async def test_stopping_the_parent_stops_running_children_and_cancels_waiting_on
     kept = Session.load(children["background"].path).history()
     assert any("partial words" in getattr(m, "text", "") for m in kept)  # what it produced stays
     record = TaskStore.of_session(tmp_path / "mini", agent.session.id).get(1)
-    assert record is not None and record.state == "stopped"
+    assert record is not None
+    assert record.state == "stopped"
     assert not child_requests(provider, "CHILD-Q")
 
 
