@@ -34,9 +34,8 @@ from miniroom.engine.tool import (
     ClosableTool,
     Tool,
     ToolContext,
-    ToolError,
     ToolResult,
-    UntimedTool,
+    run_tool_call,
 )
 from miniroom.llm import events as llm_events
 from miniroom.llm.errors import ErrorKind, ProviderFailure
@@ -54,7 +53,6 @@ from miniroom.llm.messages import (
 from miniroom.llm.model import Model
 from miniroom.llm.serialize import message_from_dict
 from miniroom.llm.stream import RequestOptions, stream_response
-from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 
 T = TypeVar("T")
 ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
@@ -365,31 +363,7 @@ class Agent:
         return messages
 
     async def _run_tool(self, call: ToolCall) -> ToolResult:
-        """Run one call; every failure becomes an error result the model reads, never a crash."""
-        tool = self._tools.get(call.name)
-        if tool is None:
-            available = ", ".join(sorted(self._tools)) or "none"
-            return ToolResult.text(
-                f"Unknown tool '{call.name}'. Available tools: {available}.", is_error=True
-            )
-        if INVALID_ARGUMENTS_KEY in call.arguments:
-            raw = str(call.arguments[INVALID_ARGUMENTS_KEY])[:500]
-            return ToolResult.text(
-                f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
-            )
-        timeout = self.config.tool_timeout
-        limit = None if isinstance(tool, UntimedTool) else timeout
-        try:
-            params = tool.validate(call.arguments)
-            return await asyncio.wait_for(tool.execute(params, self._tool_context(call)), limit)
-        except ToolError as error:
-            return ToolResult.text(str(error), is_error=True)
-        except TimeoutError:
-            return ToolResult.text(
-                f"{call.name} timed out after {timeout:g} seconds and was stopped.", is_error=True
-            )
-        except Exception as error:  # a bug in a tool must not end the turn
-            return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)
+        return await run_tool_call(self._tools.get(call.name), call, self._tool_context(call), self._tools)
 
     def _tool_context(self, call: ToolCall) -> ToolContext:
         config = self.config

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from miniroom.engine.inbox import TurnInbox
-from miniroom.llm.messages import TextContent, ToolSpec, Usage, UserContent
+from miniroom.llm.messages import TextContent, ToolCall, ToolSpec, Usage, UserContent
+from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 
 DEFAULT_TOOL_CALL_TIMEOUT = 300.0
 
@@ -77,3 +79,30 @@ class ClosableTool(Protocol):
     """A tool holding something (files, processes) to release when its agent closes."""
 
     def close(self) -> None: ...
+
+
+async def run_tool_call(
+    tool: Tool | None, call: ToolCall, ctx: ToolContext, available: Collection[str]
+) -> ToolResult:
+    """Run one call of `tool` (None: the model named no such tool); every failure becomes an error result
+    the model reads, never a crash. Calls of an untimed tool are not bounded by `ctx.timeout`."""
+    if tool is None:
+        names = ", ".join(sorted(available)) or "none"
+        return ToolResult.text(f"Unknown tool '{call.name}'. Available tools: {names}.", is_error=True)
+    if INVALID_ARGUMENTS_KEY in call.arguments:
+        raw = str(call.arguments[INVALID_ARGUMENTS_KEY])[:500]
+        return ToolResult.text(
+            f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
+        )
+    limit = None if isinstance(tool, UntimedTool) else ctx.timeout
+    try:
+        params = tool.validate(call.arguments)
+        return await asyncio.wait_for(tool.execute(params, ctx), limit)
+    except ToolError as error:
+        return ToolResult.text(str(error), is_error=True)
+    except TimeoutError:
+        return ToolResult.text(
+            f"{call.name} timed out after {ctx.timeout:g} seconds and was stopped.", is_error=True
+        )
+    except Exception as error:  # a bug in a tool must not end the turn
+        return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)

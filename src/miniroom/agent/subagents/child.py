@@ -52,6 +52,12 @@ def append_stop_note(session: Session, note: str) -> None:
     session.append(CUSTOM_ENTRY, customType=STOP_NOTE_TYPE, data={"note": note})
 
 
+def stopped_text(note: str, partial: str = "", started: bool = True) -> str:
+    """What the model reads of a stopped subagent: why it stopped, and what it wrote until then."""
+    head = f"Stopped: {note}." if started else f"Stopped before it started: {note}."
+    return f"{head}\n\nWhat it wrote before it stopped:\n{partial}" if partial else head
+
+
 class ChildRun:
     """One subagent, from its wait for a slot to its end; `status` always says where it stands."""
 
@@ -67,6 +73,7 @@ class ChildRun:
         self.status = SubagentStatus(spec.description, task=task)
         self.child: Agent | None = None
         self.stop_note: str | None = None
+        self.partial = ""  # what a stopped child wrote in its last answer
         self._running: asyncio.Task[SubagentStatus] | None = None
 
     def start(self, slots: Slots) -> asyncio.Task[SubagentStatus]:
@@ -82,7 +89,7 @@ class ChildRun:
             await self.stop(PARENT_STOPPED)
             raise
         if self._running.cancelled():  # stopped before its first step
-            return self._end("stopped", f"Stopped before it started: {self.stop_note or 'cancelled'}.")
+            return self._end("stopped", stopped_text(self.stop_note or "cancelled", started=False))
         return self._running.result()
 
     async def stop(self, note: str) -> None:
@@ -100,7 +107,7 @@ class ChildRun:
         try:
             await slots.acquire()
         except asyncio.CancelledError:
-            return self._end("stopped", f"Stopped before it started: {self.stop_note or 'cancelled'}.")
+            return self._end("stopped", stopped_text(self.stop_note or "cancelled", started=False))
         try:
             return await self._run_child()
         finally:
@@ -124,9 +131,8 @@ class ChildRun:
 
     def _ended(self, ended: ev.TurnEnded) -> SubagentStatus:
         if self.stop_note is not None or ended.aborted:
-            text = ended.message.text.strip()
-            kept = f"\n\nWhat it wrote before it stopped:\n{text}" if text else ""
-            return self._end("stopped", f"Stopped: {self.stop_note or 'aborted'}.{kept}")
+            self.partial = ended.message.text.strip()
+            return self._end("stopped", stopped_text(self.stop_note or "aborted", self.partial))
         if ended.error is not None:
             return self._end("failed", str(ended.error))
         return self._end("done", ended.message.text.strip() or NO_ANSWER)

@@ -19,6 +19,7 @@ from miniroom.agent.subagents.child import (
     ChildSpec,
     Report,
     append_stop_note,
+    stopped_text,
 )
 from miniroom.agent.subagents.progress import SubagentStatus
 from miniroom.agent.subagents.slots import Slots
@@ -58,7 +59,7 @@ def outcome_message(record: TaskRecord) -> str:
     head = f"Background task {record.number} ({record.description})"
     if record.state == "done":
         return f"{head} finished. Its answer:\n\n{capped(record.answer or '', record.session)}"
-    return f"{head} {record.state}:\n\n{capped(record.error or record.note or '', record.session)}"
+    return f"{head} failed:\n\n{capped(record.error or '', record.session)}"
 
 
 def check_text(record: TaskRecord, live: SubagentStatus | None) -> str:
@@ -69,7 +70,14 @@ def check_text(record: TaskRecord, live: SubagentStatus | None) -> str:
         return f"{head}{doing}; {live.usage.total_tokens:,} tokens so far."
     if record.state == "queued":
         return f"{head}, waiting for a free subagent slot."
-    body = record.answer if record.state == "done" else record.error or record.note or ""
+    if record.state == "done":
+        body = record.answer or ""
+    elif record.state == "failed":
+        body = record.error or ""
+    else:
+        body = stopped_text(
+            record.note or "cancelled", record.answer or "", started=record.session is not None
+        )
     return f"{head}.\n\n{capped(body, record.session)}" if body else f"{head}."
 
 
@@ -147,13 +155,13 @@ class SubagentManager:
             log.exception("Background task %s (%s) crashed", record.number, record.description)
             status = run.status.moved(state="failed", phase="end", outcome=f"{type(error).__name__}: {error}")
         try:
-            self._close(record, status)
+            self._close(record, status, run)
             if status.state != "stopped":  # a stopped task's stopper already knows
                 ctx.inbox.put(UserMessage.of_text(outcome_message(record)))
         finally:
             release()
 
-    def _close(self, record: TaskRecord, status: SubagentStatus) -> None:
+    def _close(self, record: TaskRecord, status: SubagentStatus, run: ChildRun) -> None:
         record.state, record.usage, record.finished = status.state, status.usage, now_iso()
         record.session = status.session or record.session
         if status.state == "done":
@@ -161,7 +169,7 @@ class SubagentManager:
         elif status.state == "failed":
             record.error = status.outcome
         else:
-            record.note = status.outcome
+            record.note, record.answer = run.stop_note or "cancelled", run.partial or None
         self.store.save()
 
 
@@ -185,6 +193,6 @@ def _note_in_session(path: Path, note: str) -> None:
         return
     try:
         session.repair_interrupted_tool_calls()
-        append_stop_note(session, f"Stopped: {note}.")
+        append_stop_note(session, note)
     finally:
         session.close()

@@ -19,7 +19,8 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 class TaskParams(Params):
     description: Text = Field(description="Short task name (3-5 words)")
     prompt: Text = Field(description="Complete instructions; the subagent sees nothing else")
-    profile: Annotated[str | None, WithJsonSchema({"type": "string"})] = None  # null costs schema tokens
+    # null in the schema costs tokens; without a profile the subagent has this chat's settings
+    profile: Annotated[str | None, WithJsonSchema({"type": "string"})] = None
 
 
 class NumberParams(Params):
