@@ -347,8 +347,8 @@ async function openThread(rootId) {
   $("thread-input").focus();
 }
 
-// A matrix.to link to an event of the open room (a subagent's thread, from its parent's tool line) opens
-// that event's thread here instead of leaving the page.
+// A matrix.to link to an event of the open room (a subagent's thread from its parent's tool line, or the
+// parent's reply from the subagent's thread) opens the thread of that event here instead of leaving the page.
 const PERMALINK = /^https:\/\/matrix\.to\/#\/([^/?]+)\/([^/?]+)/;
 
 function openPermalink(event) {
@@ -356,7 +356,8 @@ function openPermalink(event) {
   const match = link && PERMALINK.exec(link.getAttribute("href"));
   if (!match || !state.room || decodeURIComponent(match[1]) !== state.room.room_id) return;
   event.preventDefault();
-  openThread(decodeURIComponent(match[2]));
+  const target = state.messages.get(decodeURIComponent(match[2]));
+  openThread((target && target.threadRoot) || decodeURIComponent(match[2]));
 }
 
 function closeThread() {
