@@ -40,6 +40,7 @@ unit: $(STAMP) $(CHROMIUM)
 bench: $(STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/loop_overhead.py
+	$(BIN)/python bench/subagent_overhead.py
 	$(BIN)/python bench/stream_receive.py
 	$(BIN)/python bench/session_load.py
 	$(BIN)/python bench/prompt_size.py

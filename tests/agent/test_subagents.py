@@ -236,7 +236,18 @@ async def test_stopping_the_parent_stops_running_children_and_cancels_waiting_on
     for info in children.values():
         session = Session.load(info.path)
         notes = [e["data"]["note"] for e in session.entries if e.get("customType") == STOP_NOTE_TYPE]
-        assert notes == ["the parent chat was stopped"]
+        assert notes == ["the parent chat was stopped"], (
+            info.description,
+            [
+                (
+                    e["type"],
+                    e.get("message", {}).get("role"),
+                    str(e.get("message", {}).get("content"))[:80],
+                    e.get("message", {}).get("stopReason"),
+                )
+                for e in session.entries
+            ],
+        )
     kept = Session.load(children["background"].path).history()
     assert any("partial words" in getattr(m, "text", "") for m in kept)  # what it produced stays
     record = TaskStore.of_session(tmp_path / "mini", agent.session.id).get(1)
@@ -247,3 +258,31 @@ async def test_stopping_the_parent_stops_running_children_and_cancels_waiting_on
 
 def details_of(seen: list[ev.AgentEvent]) -> list[dict[str, Any]]:
     return [e.details["subagent"] for e in seen if isinstance(e, ev.ToolUpdated)]
+
+
+async def test_a_session_recreated_with_new_settings_keeps_its_tasks(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(
+        Reply(tool_calls=[("agent_start", {"description": "quick", "prompt": "CHILD-Q answer"})]),
+        Reply(text="started it"),
+        Reply(text="it finished"),
+    )
+    provider.script_for("CHILD-Q", Reply(text="the quick answer"))
+    agent, _ = root_agent(provider, tmp_path)
+    await agent.prompt("start it")
+    await agent.aclose()
+    provider.script(Reply(tool_calls=[("agent_check", {"task": 1})]), Reply(text="checked"))
+    env = {
+        "MODEL": "scripted/test-model",
+        "MINI_BASE_URL": provider.url,
+        "MINI_API": "anthropic-messages",
+        "MINI_API_KEY": "sk-test",
+        "MINI_AGENT_DIR": str(tmp_path / "mini"),
+        "MINI_PROFILE_TOOL_CALL_TIMEOUT": "77",  # another setting: the session is recreated
+    }
+    again = build_agent(None, tmp_path / "project", env, SessionChoice(continue_latest=True))
+    assert again.session.id != agent.session.id
+    await again.prompt("how did it go?")
+    await again.aclose()
+    assert results(again)[-1].text == "Task 1 (quick): done.\n\nthe quick answer"

@@ -210,9 +210,12 @@ def build_agent(
         retry,
         tool_allowlist,
     )
-    manager = SubagentManager(
-        children, open_task_store(agent_dir, session.id), session.id, settings.max_parallel_agents
+    recreated = session.recreated_from
+    previous = (
+        recreated.previous_id if recreated is not None and recreated.previous_id != session.id else None
     )
+    store = open_task_store(agent_dir, session.id, previous)
+    manager = SubagentManager(children, store, session.id, settings.max_parallel_agents)
     tools = [tool for tool in builtin_tools(skills) if enabled(tool.name)] + subagent_tools(manager)
     full_prompt = f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt
     return Agent(

@@ -95,6 +95,13 @@ def _waited_too_long(failure: ProviderFailure, wait: float) -> ProviderFailure:
     return replace(failure, message=failure.message + note)
 
 
+def _finished_result(task: asyncio.Future[ToolResult]) -> ToolResult:
+    """A call's result when it finished before an abort reached it; else the aborted result."""
+    if task.cancelled() or task.exception() is not None:
+        return ToolResult.text(ABORTED_TOOL_TEXT, is_error=True)
+    return task.result()
+
+
 class Agent:
     """Runs turns of one session. UIs `subscribe` to events; `abort` stops the request and kills tools."""
 
@@ -346,12 +353,14 @@ class Agent:
             tool = self._tools.get(call.name)
             summary = tool.summary(call.arguments) if tool else call.name
             self._emit(ev.ToolStarted(call.id, call.name, call.arguments, summary))
+        running = [asyncio.ensure_future(self._run_tool(call)) for call in calls]
         try:
-            results = await self._abortable(asyncio.gather(*(self._run_tool(call) for call in calls)))
+            results = await self._abortable(asyncio.gather(*running))
         except asyncio.CancelledError:
+            await asyncio.wait(running)  # every call cleans up (kills its processes, stops its subagent)
             if not self._aborted:
                 raise
-            results = [ToolResult.text(ABORTED_TOOL_TEXT, is_error=True) for _ in calls]
+            results = [_finished_result(task) for task in running]
         messages = []
         for call, result in zip(calls, results, strict=True):
             self._emit(ev.ToolEnded(call.id, call.name, result))

@@ -173,14 +173,18 @@ class SubagentManager:
         self.store.save()
 
 
-def open_task_store(agent_dir: Path, session_id: str) -> TaskStore:
-    """The chat's tasks, those a dead process left unfinished closed as stopped, their sessions noted too."""
+def open_task_store(agent_dir: Path, session_id: str, previous_id: str | None = None) -> TaskStore:
+    """The chat's tasks, those a dead process left unfinished closed as stopped, their sessions noted too;
+    a session that took over `previous_id`'s history (new settings) takes over its tasks as well."""
     store = TaskStore.of_session(agent_dir, session_id)
+    carried = previous_id is not None and not store.records
+    if carried and previous_id is not None:
+        store.records = TaskStore.of_session(agent_dir, previous_id).records
     closed = close_dead(list(store.records.values()), owner_alive)
     for record in closed:
         if record.session_path:
             _note_in_session(Path(record.session_path), record.note or "")
-    if closed:
+    if closed or (carried and store.records):
         store.save()
     return store
 
