@@ -6,10 +6,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.engine.support import until
+from tests.processes import runs
 from tests.runtime.support import Rooms, agent_entry, running_rooms
 
 HELPER = "@helper:miniroom.local"
 AGENTS = {"helper": agent_entry("Helper", "answers questions")}
+NAP = ["sleep", "1004"]
 
 
 def link(room_id: str, event_id: str) -> str:
@@ -56,3 +59,26 @@ async def test_a_subagent_gets_a_thread_linked_from_the_parent_reply(
         assert parent_text == f"🔧 Agent count files → {thread_link} (done)\n\nThere are no files."
     # the thread's posts start no turn: the parent's two requests and the child's two, nothing more
     assert len(provider.requests) == 4
+
+
+async def test_stopping_the_runtime_stops_the_subagent_and_closes_its_thread(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    pid_file = tmp_path / "child.pid"
+    provider.script(Reply(tool_calls=[("agent", {"description": "nap", "prompt": "CHILD take a nap"})]))
+    provider.script_for(
+        "CHILD", Reply(tool_calls=[("bash", {"command": f"echo $$ > {pid_file}; exec sleep 1004"})])
+    )
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        rooms.post("take a nap in a subagent")
+        await until(lambda: pid_file.exists() and runs(int(pid_file.read_text() or 0), NAP), "the nap runs")
+        pid = int(pid_file.read_text())
+        await rooms.stop()
+        assert not runs(pid, NAP)
+        [root] = [m for m in rooms.agent_messages(HELPER) if "m.relates_to" not in m["content"]]
+        [child_reply] = thread_of(rooms, root["event_id"])
+        shown = rooms.shown_text(child_reply["event_id"])
+        assert shown.startswith("🔧 Bash echo $$ >")
+        assert shown.endswith("⏹ Stopped: the parent chat was stopped.")
+        final = rooms.edits_of(child_reply["event_id"])[-1]["content"]["m.new_content"]
+        assert final["io.miniroom.turn"]["state"] == "failed"

@@ -210,13 +210,8 @@ def build_agent(
         retry,
         tool_allowlist,
     )
-    recreated = session.recreated_from
-    previous = (
-        recreated.previous_id if recreated is not None and recreated.previous_id != session.id else None
-    )
-    store = open_task_store(agent_dir, session.id, previous)
-    manager = SubagentManager(children, store, session.id, settings.max_parallel_agents)
-    tools = [tool for tool in builtin_tools(skills) if enabled(tool.name)] + subagent_tools(manager)
+    tools = [tool for tool in builtin_tools(skills) if enabled(tool.name)]
+    tools += _subagent_tools(children, session, agent_dir, settings)
     full_prompt = f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt
     return Agent(
         agent_config(model, full_prompt, tools, cwd, settings, thinking, session, retry), session, client
@@ -247,6 +242,18 @@ def agent_config(
         retry=retry,
         max_model_requests=settings.max_model_requests,
     )
+
+
+def _subagent_tools(
+    children: ChildBuilder, session: Session, agent_dir: Path, settings: ProfileSettings
+) -> list[Tool]:
+    """The four subagent tools of a root chat, over its background tasks (a recreated session's too)."""
+    recreated = session.recreated_from
+    previous = (
+        recreated.previous_id if recreated is not None and recreated.previous_id != session.id else None
+    )
+    store = open_task_store(agent_dir, session.id, previous)
+    return subagent_tools(SubagentManager(children, store, session.id, settings.max_parallel_agents))
 
 
 def _profile_name(session: Session) -> str | None:

@@ -68,11 +68,6 @@ class SubagentStatus:
         )
 
 
-def child_event(details: dict[str, Any]) -> ev.AgentEvent | None:
-    event = details.get(CHILD_EVENT_KEY)
-    return event if event is not None else None
-
-
 def short_count(tokens: int) -> str:
     if tokens < 1000:
         return str(tokens)
