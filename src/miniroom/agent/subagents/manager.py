@@ -65,19 +65,19 @@ def outcome_message(record: TaskRecord) -> str:
 def check_text(record: TaskRecord, live: SubagentStatus | None) -> str:
     """agent_check's answer: the state, and the answer, the error or the stop note once it ended."""
     head = f"Task {record.number} ({record.description}): {record.state}"
-    if record.state == "running" and live is not None:
+    if not record.finished_state:
+        if live is None:
+            return f"{head}, in another miniroom process (pid {record.owner.get('pid')})."
+        if record.state == "queued":
+            return f"{head}, waiting for a free subagent slot."
         doing = f", now {live.tool}" if live.tool else ""
         return f"{head}{doing}; {live.usage.total_tokens:,} tokens so far."
-    if record.state == "queued":
-        return f"{head}, waiting for a free subagent slot."
     if record.state == "done":
         body = record.answer or ""
     elif record.state == "failed":
         body = record.error or ""
     else:
-        body = stopped_text(
-            record.note or "cancelled", record.answer or "", started=record.session is not None
-        )
+        body = stopped_text(record.note or "cancelled", record.answer or "", started=record.session is not None)
     return f"{head}.\n\n{capped(body, record.session)}" if body else f"{head}."
 
 
