@@ -273,14 +273,7 @@ async def test_a_session_recreated_with_new_settings_keeps_its_tasks(
     await agent.prompt("start it")
     await agent.aclose()
     provider.script(Reply(tool_calls=[("agent_check", {"task": 1})]), Reply(text="checked"))
-    env = {
-        "MODEL": "scripted/test-model",
-        "MINI_BASE_URL": provider.url,
-        "MINI_API": "anthropic-messages",
-        "MINI_API_KEY": "sk-test",
-        "MINI_AGENT_DIR": str(tmp_path / "mini"),
-        "MINI_PROFILE_TOOL_CALL_TIMEOUT": "77",  # another setting: the session is recreated
-    }
+    env = scripted_env(provider, tmp_path, MINI_PROFILE_TOOL_CALL_TIMEOUT="77")  # a new setting: recreated
     again = build_agent(None, tmp_path / "project", env, SessionChoice(continue_latest=True))
     assert again.session.id != agent.session.id
     await again.prompt("how did it go?")
