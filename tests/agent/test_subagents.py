@@ -25,10 +25,8 @@ from tests.engine.support import until
 AGENT_TOOLS = {"agent", "agent_start", "agent_check", "agent_stop"}
 
 
-def root_agent(
-    provider: ScriptedProvider, folder: Path, **variables: str
-) -> tuple[Agent, list[ev.AgentEvent]]:
-    env = {
+def scripted_env(provider: ScriptedProvider, folder: Path, **variables: str) -> dict[str, str]:
+    return {
         "MODEL": "scripted/test-model",
         "MINI_BASE_URL": provider.url,
         "MINI_API": "anthropic-messages",
@@ -36,9 +34,14 @@ def root_agent(
         "MINI_AGENT_DIR": str(folder / "mini"),
         **variables,
     }
+
+
+def root_agent(
+    provider: ScriptedProvider, folder: Path, **variables: str
+) -> tuple[Agent, list[ev.AgentEvent]]:
     project = folder / "project"
     project.mkdir(exist_ok=True)
-    agent = build_agent(None, project, env, SessionChoice())
+    agent = build_agent(None, project, scripted_env(provider, folder, **variables), SessionChoice())
     seen: list[ev.AgentEvent] = []
     agent.subscribe(seen.append)
     return agent, seen
