@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from miniroom.agent.subagents.store import SHUTDOWN_NOTE, TaskStore
-from miniroom.engine.session import Session
+from miniroom.engine.session import INTERRUPTED_TOOL_TEXT, Session
 from miniroom.engine.session_index import child_sessions, latest_session_path
 from miniroom.llm.messages import ToolResultMessage
 from miniroom.testing.scripted_provider import RecordedRequest, Reply, ScriptedProvider
@@ -17,7 +17,7 @@ from tests.cli.test_chat import ChatProcess
 from tests.cli.test_engine_e2e import of_type, tool_names, write_project_file
 from tests.cli.test_tool_process_lifetime import start
 from tests.conftest import Workspace
-from tests.processes import wait_for_process, wait_until, wait_until_gone
+from tests.processes import wait_for_process, wait_until_gone
 
 one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)
 AGENT_TOOLS = {"agent", "agent_start", "agent_check", "agent_stop"}
@@ -156,38 +156,45 @@ def test_ctrl_c_stops_the_children_and_their_shells(workspace: Workspace, provid
 
 
 @one_protocol
-def test_a_task_cut_short_by_kill_9_is_closed_with_a_stop_note_at_the_next_start(
+def test_subagents_cut_short_by_kill_9_are_closed_with_a_stop_note_at_the_next_start(
     workspace: Workspace, provider: ScriptedProvider
 ) -> None:
     provider.script(
         Reply(tool_calls=[("agent_start", {"description": "long job", "prompt": "CHILD-LONG"})]),
-        Reply(text="Waiting for the long job."),
+        Reply(tool_calls=[("agent", {"description": "look meanwhile", "prompt": "CHILD-LOOK"})]),
     )
     provider.script_for("CHILD-LONG", bash("echo $$ > long.pid; exec sleep 1002"))
+    provider.script_for("CHILD-LOOK", bash("echo $$ > look.pid; exec sleep 1005"))
     process = start(workspace, "run", "start the long job")
-    pid = wait_for_process(workspace.project / "long.pid", ["sleep", "1002"])
-    wait_until(lambda: len(provider.requests) >= 3, "the parent answers and waits for the task")
+    pids = [
+        wait_for_process(workspace.project / "long.pid", ["sleep", "1002"]),
+        wait_for_process(workspace.project / "look.pid", ["sleep", "1005"]),
+    ]
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=60)
-    wait_until_gone(pid, ["sleep", "1002"])  # the reaper took the child's shell down
+    wait_until_gone(pids[0], ["sleep", "1002"])  # the reaper took the children's shells down
+    wait_until_gone(pids[1], ["sleep", "1005"])
     provider.script(Reply(tool_calls=[("agent_check", {"task": 1})]), Reply(text="It was stopped."))
     result = workspace.run("run", "--continue", "--json", "what became of the long job?")
     assert result.returncode == 0, result.stderr
     [check] = [r for r in of_type(result.stdout, "tool_end") if r["name"] == "agent_check"]
     assert check["output"] == f"Task 1 (long job): stopped.\n\nStopped: {SHUTDOWN_NOTE}."
     root = root_session(workspace)
-    texts = [m.text for m in root.history()]
-    assert texts[:4] == [
+    texts = [m.text for m in root.history()][:5]
+    assert texts == [
         "start the long job",
         "",
         "Started background task 1 (long job).",
-        "Waiting for the long job.",
+        "",
+        INTERRUPTED_TOOL_TEXT,
     ]
-    [child] = child_sessions(root.path, root.id)
-    child_session = Session.load(child.path)
-    notes = [e["data"]["note"] for e in child_session.entries if e.get("customType") == "stop_note"]
-    assert notes == [SHUTDOWN_NOTE]
-    assert child_session.history()[0].text == "CHILD-LONG"  # what the child had is kept
+    for child in child_sessions(root.path, root.id):
+        child_session = Session.load(child.path)
+        notes = [e["data"]["note"] for e in child_session.entries if e.get("customType") == "stop_note"]
+        assert notes == [SHUTDOWN_NOTE], child.description
+        kept = [m.text for m in child_session.history()]
+        assert kept[0] in ("CHILD-LONG", "CHILD-LOOK")  # what the child had is kept
+        assert kept[-1] == INTERRUPTED_TOOL_TEXT  # and its shell call is closed
 
 
 @one_protocol

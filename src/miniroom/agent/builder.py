@@ -24,7 +24,11 @@ from miniroom.agent.prompt import BASE_PROMPT, SUBAGENT_PROMPT, system_prompt
 from miniroom.agent.session_settings import SETTINGS_ENTRY, frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
 from miniroom.agent.subagents.child import ChildSpec
-from miniroom.agent.subagents.manager import SubagentManager, open_task_store
+from miniroom.agent.subagents.manager import (
+    SubagentManager,
+    close_interrupted_children,
+    open_task_store,
+)
 from miniroom.agent.subagents.tools import subagent_tools
 from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
 from miniroom.engine.agent import Agent, AgentConfig
@@ -195,7 +199,7 @@ def build_agent(
     )
     thinking = choose_thinking(settings, suffix, session)
     record_model(session, model, thinking)
-    session.repair_interrupted_tool_calls()
+    interrupted = session.repair_interrupted_tool_calls()
     skills = discover_skills(cwd, agent_dir)
     enabled = tool_filter(settings, tool_allowlist)
     prompt = build_prompt(cwd, agent_dir, settings, skills, enabled)
@@ -211,7 +215,7 @@ def build_agent(
         tool_allowlist,
     )
     tools = [tool for tool in builtin_tools(skills) if enabled(tool.name)]
-    tools += _subagent_tools(children, session, agent_dir, settings)
+    tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
     full_prompt = f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt
     return Agent(
         agent_config(model, full_prompt, tools, cwd, settings, thinking, session, retry), session, client
@@ -245,9 +249,15 @@ def agent_config(
 
 
 def _subagent_tools(
-    children: ChildBuilder, session: Session, agent_dir: Path, settings: ProfileSettings
+    children: ChildBuilder,
+    session: Session,
+    agent_dir: Path,
+    settings: ProfileSettings,
+    interrupted: list[str],
 ) -> list[Tool]:
-    """The four subagent tools of a root chat, over its background tasks (a recreated session's too)."""
+    """The four subagent tools of a root chat, over its background tasks (a recreated session's too); the
+    subagents of `interrupted` calls (a killed process) are closed first."""
+    close_interrupted_children(session, interrupted)
     recreated = session.recreated_from
     previous = (
         recreated.previous_id if recreated is not None and recreated.previous_id != session.id else None

@@ -296,8 +296,8 @@ class Session:
                 total.add(usage_from_dict((entry.get("data") or {}).get("usage") or {}))
         return total
 
-    def repair_interrupted_tool_calls(self) -> int:
-        """Give every tool call left without a result (a killed process) an error result; return how many."""
+    def repair_interrupted_tool_calls(self) -> list[str]:
+        """Give every tool call left without a result (a killed process) an error result; return their ids."""
         answered: set[str] = set()
         calls: list[dict[str, Any]] = []
         for entry in reversed(self.branch()):
@@ -319,7 +319,7 @@ class Session:
             self.append_message(
                 ToolResultMessage(str(call.get("id")), str(call.get("name")), text, is_error=True)
             )
-        return len(missing)
+        return [str(call.get("id")) for call in missing]
 
     def close(self) -> None:
         if self._file is not None:

@@ -112,8 +112,14 @@ def list_sessions(agent_dir: Path, cwd: Path | None) -> list[SessionInfo]:
     return [info for info in infos if info is not None]
 
 
+def child_session_paths(path: Path, session_id: str) -> dict[Path, dict[str, Any]]:
+    """The files of session `session_id`'s subagents (kept beside its file at `path`), oldest first, with
+    their headers."""
+    headers = ((child, read_header(child)) for child in _session_files(path.parent))
+    return {child: header for child, header in headers if subagent_parent(header) == session_id}
+
+
 def child_sessions(path: Path, session_id: str) -> list[SessionInfo]:
     """The subagent sessions of session `session_id` (kept beside its file at `path`), oldest first."""
-    children = (p for p in _session_files(path.parent) if subagent_parent(read_header(p)) == session_id)
-    infos = (read_session_info(child) for child in children)
+    infos = (read_session_info(child) for child in child_session_paths(path, session_id))
     return [info for info in infos if info is not None]

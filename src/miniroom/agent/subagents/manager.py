@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,9 +23,17 @@ from miniroom.agent.subagents.child import (
 )
 from miniroom.agent.subagents.progress import SubagentStatus
 from miniroom.agent.subagents.slots import Slots
-from miniroom.agent.subagents.store import TaskRecord, TaskStore, close_dead, now_iso, owner_alive
+from miniroom.agent.subagents.store import (
+    SHUTDOWN_NOTE,
+    TaskRecord,
+    TaskStore,
+    close_dead,
+    now_iso,
+    owner_alive,
+)
 from miniroom.engine import events as ev
-from miniroom.engine.session import Session, SessionError
+from miniroom.engine.session import PARENT_CALL_KEY, Session, SessionError
+from miniroom.engine.session_index import child_session_paths
 from miniroom.engine.tool import ToolContext
 from miniroom.llm.messages import UserMessage
 from miniroom.tools.output import keep_head
@@ -77,7 +85,9 @@ def check_text(record: TaskRecord, live: SubagentStatus | None) -> str:
     elif record.state == "failed":
         body = record.error or ""
     else:
-        body = stopped_text(record.note or "cancelled", record.answer or "", started=record.session is not None)
+        body = stopped_text(
+            record.note or "cancelled", record.answer or "", started=record.session is not None
+        )
     return f"{head}.\n\n{capped(body, record.session)}" if body else f"{head}."
 
 
@@ -187,6 +197,15 @@ def open_task_store(agent_dir: Path, session_id: str, previous_id: str | None = 
     if closed or (carried and store.records):
         store.save()
     return store
+
+
+def close_interrupted_children(session: Session, call_ids: Collection[str]) -> None:
+    """The subagents of the calls a dead process left without a result: their sessions get the stop note."""
+    if not call_ids:
+        return
+    for path, header in child_session_paths(session.path, session.id).items():
+        if header.get(PARENT_CALL_KEY) in call_ids:
+            _note_in_session(path, SHUTDOWN_NOTE)
 
 
 def _note_in_session(path: Path, note: str) -> None:
