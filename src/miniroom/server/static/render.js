@@ -106,6 +106,8 @@ function toolLine(text) {
   if (url === undefined) return [text];
   const link = document.createElement("a");
   link.href = url;
+  link.target = "_blank"; // as every link in a message: the chat opens a thread of its own room in place
+  link.rel = "noopener noreferrer nofollow";
   link.className = "thread-open";
   link.textContent = "thread";
   return [before, link, after];
