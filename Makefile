@@ -2,19 +2,28 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.installed-run
+# Everything: the package with its `dev` extra (Synapse, Playwright, the checkers) for the tests.
 STAMP := $(VENV)/.installed
 
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck unit fuzz bench clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "miniroom needs Python 3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Running needs only the base package: embedded rooms and the web chat, no Synapse and no Playwright.
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $@
 
 # The web UI tests drive Debian's Chromium through Playwright (no browser download).
 $(CHROMIUM):
@@ -22,10 +31,10 @@ $(CHROMIUM):
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium
 
 # Agents in embedded rooms with the web chat at http://127.0.0.1:8765 (examples/config.yaml: one agent).
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/miniroom serve --config examples/config.yaml
 
-test: lint typecheck unit
+test: lint typecheck unit fuzz
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -35,7 +44,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP) $(CHROMIUM)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --ignore=tests/fuzz
+
+# Property-based tests of every settings reader and the HTTP API inputs: bounded, derandomized examples.
+fuzz: $(STAMP)
+	$(BIN)/pytest -q tests/fuzz
 
 bench: $(STAMP)
 	$(BIN)/python bench/startup.py

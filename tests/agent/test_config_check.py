@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.agent.config_check import VALIDATORS, Problem, check_file, check_project
+from miniroom.agent.config_check import VALIDATORS, check_file, check_project
+from miniroom.config.problems import Problem
 
 
 def write(project: Path, name: str, text: str) -> Path:
@@ -90,8 +91,7 @@ def test_a_file_with_the_other_yaml_suffix_is_a_warning(tmp_path: Path, wrong: s
 def test_an_unparseable_file_is_one_problem_with_its_line(tmp_path: Path) -> None:
     path = write(tmp_path, "miniagent.yml", "profiles:\n  safe:\n    toolCallTimeout: 60\n   bad: indent\n")
     assert [str(problem) for problem in check_project(tmp_path)] == [
-        f"{path}:4: not valid YAML: expected <block end>, but found '<block mapping start>'; check the "
-        "indentation and quoting there"
+        f"{path}:4: not valid YAML: did not find expected key; check the indentation and quoting there"
     ]
 
 

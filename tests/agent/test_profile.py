@@ -11,11 +11,12 @@ from miniroom.agent.profile import (
     ProfileError,
     ProfileSettings,
     check_profile_file,
+    model_variable_problems,
     parse_variables,
     profile_name_from_backend,
     resolve_profile,
 )
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES
+from miniroom.tools import BUILTIN_TOOL_NAMES
 
 VALID_TOOLS = "read, bash, parallel_bash, edit, write, grep, find, glob, ls, load_skill, todo_write"
 
@@ -321,9 +322,9 @@ def test_another_backend_is_refused(value: str) -> None:
     with pytest.raises(ProfileError) as caught:
         profile_name_from_backend(value)
     assert str(caught.value) == (
-        f"AGENT_BACKEND={value} names a backend miniroom does not have: miniroom has only the built-in "
-        "`mini` backend. Set AGENT_BACKEND=mini, or AGENT_BACKEND=mini:<profile> to use a profile from "
-        ".miniroom/miniagent.yml."
+        f"{value} names a backend miniroom does not have: miniroom has only the built-in `mini` backend; "
+        "set AGENT_BACKEND=mini, or AGENT_BACKEND=mini:<profile> to use a profile from "
+        ".miniroom/miniagent.yml"
     )
 
 
@@ -337,7 +338,7 @@ def test_another_backend_is_refused(value: str) -> None:
 def test_resolve_says_where_a_foreign_backend_was_set(
     tmp_path: Path, env: dict[str, str], model: dict[str, str], where: str
 ) -> None:
-    with pytest.raises(ProfileError, match=f"only the built-in `mini` backend.*AGENT_BACKEND is set {where}"):
+    with pytest.raises(ProfileError, match=f"^AGENT_BACKEND {where}: codex names a backend miniroom"):
         resolve_profile(tmp_path, env, model)
 
 
@@ -433,8 +434,8 @@ def test_both_list_variables_in_one_source_is_a_hard_error(tmp_path: Path, layer
     with pytest.raises(ProfileError) as caught:
         resolve_profile(tmp_path, env, model)
     assert str(caught.value) == (
-        f"MINI_PROFILE_ENABLED_TOOLS and MINI_PROFILE_DISABLED_TOOLS are both set {where}: set only one, "
-        "the allowlist or the denylist."
+        f"MINI_PROFILE_DISABLED_TOOLS {where}: MINI_PROFILE_ENABLED_TOOLS is set too; set only one, "
+        "the allowlist or the denylist"
     )
 
 
@@ -537,7 +538,7 @@ YML_ERRORS = [
     ("profiles:\n  safe: {}\n  safe: {}\n",
      "3: profiles.safe: is written twice (lines 2 and 3); YAML keeps only the last: delete one"),
     ("profiles:\n  safe:\n    toolCallTimeout: [60\n",
-     "4: not valid YAML: expected ',' or ']', but got '<stream end>'; check the indentation and quoting "
+     "4: not valid YAML: did not find expected ',' or ']'; check the indentation and quoting "
      "there"),
 ]  # fmt: skip
 
@@ -654,3 +655,61 @@ def test_to_json_reports_each_value_and_its_source(tmp_path: Path) -> None:
     assert data["settings"]["disabledTools"] == {"value": ["bash"], "source": "profile"}
     assert data["settings"]["thinkingLevel"] == {"value": "low", "source": "env"}
     assert data["settings"]["readMaxLines"] == {"value": 500, "source": "default"}
+
+
+# --- a model's variables: the runtime's own check, shared with `config check` and `serve` -------------------
+
+
+def test_a_model_naming_a_missing_profile_is_an_error(tmp_path: Path) -> None:
+    write_profiles(tmp_path, "profiles:\n  safe:\n    disabledTools: [bash]\n")
+    with pytest.raises(ProfileError) as caught:
+        resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:safe"}, {"AGENT_BACKEND": "mini:Nope"})
+    assert str(caught.value) == (
+        f"AGENT_BACKEND in the model's variables: mini:Nope names the profile 'nope', which "
+        f"{tmp_path / '.miniroom' / 'miniagent.yml'} does not have (profiles there: safe): name one of "
+        "those, or add 'nope' to the file"
+    )
+
+
+def test_model_variables_laid_over_the_environment_are_reported_as_the_models(tmp_path: Path) -> None:
+    # The room runtime passes the environment with the model's variables already laid over it.
+    model = {"MINI_PROFILE_TOOL_CALL_TIMEOUT": "abc"}
+    with pytest.raises(ProfileError) as caught:
+        resolve_profile(tmp_path, {"PATH": "/bin", **model}, model)
+    assert str(caught.value) == (
+        "MINI_PROFILE_TOOL_CALL_TIMEOUT in the model's variables: must be a whole number above zero, "
+        'got "abc"'
+    )
+
+
+def test_a_model_variable_shadows_the_same_variable_of_the_environment(tmp_path: Path) -> None:
+    resolved = resolve_profile(
+        tmp_path, {"MINI_PROFILE_TOOL_CALL_TIMEOUT": "abc"}, {"MINI_PROFILE_TOOL_CALL_TIMEOUT": "60"}
+    )
+    assert (resolved.settings.tool_call_timeout, resolved.sources["toolCallTimeout"]) == (60, "model")
+
+
+def test_every_problem_of_a_models_variables_at_once() -> None:
+    variables = {
+        "AGENT_BACKEND": "codex",
+        "MINI_PROFILE_ENABLED_TOOLS": "read",
+        "MINI_PROFILE_DISABLED_TOOLS": "bash",
+        "MINI_PROFILE_READ_MAX_LINES": "-1",
+        "MINI_PROFILE_READMAXLINES": "5",
+        "MINI_BASE_URL": "http://127.0.0.1:1",  # not a profile setting, and not the profile's to check
+    }
+    assert [problem.name for problem in model_variable_problems(variables, ["safe"])] == [
+        "AGENT_BACKEND",
+        "MINI_PROFILE_READMAXLINES",
+        "MINI_PROFILE_DISABLED_TOOLS",
+        "MINI_PROFILE_READ_MAX_LINES",
+    ]
+    fine = {"AGENT_BACKEND": "mini:safe", "MINI_PROFILE_READ_MAX_LINES": "5"}
+    assert model_variable_problems(fine, ["safe"]) == []
+
+
+def test_a_whole_number_too_long_to_convert_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="READ_MAX_LINES in the process environment: must be a whole"):
+        resolve_profile(tmp_path, {"MINI_PROFILE_READ_MAX_LINES": "9" * 5000})
+    with pytest.raises(ProfileError, match="must be at most 2147483647, got 99999999999"):
+        resolve_profile(tmp_path, {"MINI_PROFILE_READ_MAX_LINES": "99999999999"})

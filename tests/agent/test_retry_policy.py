@@ -49,7 +49,7 @@ def test_the_file_sets_the_policy(tmp_path: Path, text: str, policy: RetryPolicy
 
 CORRUPT = [
     ("retryIntervalSeconds: [60\n",
-     "line 2: not valid YAML: expected ',' or ']', but got '<stream end>'; check the indentation and quoting "
+     "line 2: not valid YAML: did not find expected ',' or ']'; check the indentation and quoting "
      "there"),
     ("- 60\n- 10\n", "line 1: must be a mapping of keys to values, got a list"),
     ("just text\n", 'line 1: must be a mapping of keys to values, got "just text"'),
@@ -67,7 +67,7 @@ CORRUPT = [
     ("maxAttempts: 0\nretryInterval: 4\n",
      "line 1: maxAttempts: must be a whole number above zero, got 0; line 2: retryInterval: unknown key: did "
      "you mean retryIntervalSeconds? the valid keys are retryIntervalSeconds, maxAttempts"),
-    (b"maxAttempts: \xff\n", "is not UTF-8 text: save it as UTF-8"),
+    (b"maxAttempts: \xff\n", "line 1: is not UTF-8 text (byte 0xff): save it as UTF-8"),
 ]  # fmt: skip
 
 
@@ -96,5 +96,7 @@ def test_check_reports_unknown_keys_and_numbers_below_one_with_lines(tmp_path: P
 def test_a_folder_in_place_of_the_file_is_reported(tmp_path: Path) -> None:
     path = tmp_path / ".miniroom" / "retry.yml"
     path.mkdir(parents=True)
-    assert [str(problem) for problem in check_retry_file(path)] == [f"{path}: cannot be read: Is a directory"]
+    assert [str(problem) for problem in check_retry_file(path)] == [
+        f"{path}: is a folder: a settings file must be a regular file"
+    ]
     assert load_retry_policy(tmp_path)[0] == RetryPolicy()

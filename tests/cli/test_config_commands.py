@@ -192,10 +192,13 @@ def test_config_check_passes_a_clean_project(workspace: Workspace) -> None:
 
 
 @one_protocol
-def test_config_check_passes_a_project_without_settings_files(workspace: Workspace) -> None:
+def test_config_check_says_when_there_is_nothing_to_check(workspace: Workspace) -> None:
     result = workspace.run("config", "check")  # DIR defaults to the current folder
     assert result.returncode == 0, result.stdout
-    assert "valid" in result.stdout
+    assert result.stdout == (
+        "No settings files found in . (looked for .miniroom/miniagent.yml, .miniroom/retry.yml, "
+        "config.yaml); nothing to check.\n"
+    )
 
 
 @one_protocol

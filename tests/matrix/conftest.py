@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.rooms.config import MatrixConfig
+from miniroom.config.config_yaml import MatrixConfig
 from miniroom.transports.matrix import MatrixTransport
 from tests.matrix.humans import Human
 from tests.matrix.synapse_server import Synapse

@@ -13,7 +13,8 @@ from urllib.parse import quote
 
 import yaml
 
-from miniroom.rooms.config import RoomsConfig, load_config
+from miniroom.agent.config_yaml_check import load_config
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.transport import RoomTransport
 from miniroom.testing.scripted_provider import ScriptedProvider
 from miniroom.transports.matrix import MatrixTransport

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from miniroom.config.config_yaml import ThreadMode
 from miniroom.rooms.commands import (
     HELP_TEXT,
     Command,
@@ -12,11 +13,10 @@ from miniroom.rooms.commands import (
     ResetThreadMode,
     SetThreadMode,
     ShowThreadMode,
+    carry_out_command,
     is_room_admin,
     parse_command,
-    run_command,
 )
-from miniroom.rooms.thread_mode import ThreadMode
 
 ROOM = "!room:example.org"
 
@@ -99,7 +99,7 @@ def test_run(
     overrides = Overrides(before)
     command = parse_command(body)
     assert command is not None
-    result = run_command(command, room_id=ROOM, sender_is_admin=admin, overrides=overrides)
+    result = carry_out_command(command, room_id=ROOM, sender_is_admin=admin, overrides=overrides)
     assert (result.outcome, result.override, overrides.get(ROOM)) == (outcome, after, after)
     assert reply in result.reply
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from miniroom.rooms.config import ParticipationConfig
+from miniroom.config.config_yaml import ParticipationConfig
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.decide import Decision, NeedsRouting, Respond, Silent, decide
 from miniroom.rooms.events import parse_event

@@ -6,11 +6,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from miniroom.rooms.config import AgentConfig, RoomConfig, RoomsConfig
+from miniroom.config.config_yaml import AgentEntry, RoomConfig, RoomsConfig, ThreadMode
 from miniroom.rooms.policy import room_thread_modes
 from miniroom.rooms.thread_mode import (
     RoomRef,
-    ThreadMode,
     agent_thread_mode,
     group_thread_mode,
     shared_thread_mode,
@@ -48,7 +47,7 @@ def test_agent_thread_mode(agent: Agent, override: ThreadMode | None, expected: 
 
 
 def test_the_config_model_is_accepted() -> None:
-    assert agent_thread_mode(AgentConfig(room_thread_modes={"lobby": "room"}), LOBBY) == "room"
+    assert agent_thread_mode(AgentEntry(room_thread_modes={"lobby": "room"}), LOBBY) == "room"
 
 
 @pytest.mark.parametrize(
@@ -73,9 +72,9 @@ def test_room_override_applies_to_the_router() -> None:
 def test_room_thread_modes_from_config_and_the_router_from_agents_in_the_room() -> None:
     config = RoomsConfig(
         agents={
-            "a": AgentConfig(rooms=["lobby"], thread_mode="room"),
-            "b": AgentConfig(rooms=["lobby"], room_thread_modes={"#lobby:example.org": "room"}),
-            "c": AgentConfig(rooms=["dev"]),
+            "a": AgentEntry(rooms=["lobby"], thread_mode="room"),
+            "b": AgentEntry(rooms=["lobby"], room_thread_modes={"#lobby:example.org": "room"}),
+            "c": AgentEntry(rooms=["dev"]),
         },
         rooms={"lobby": RoomConfig(), "dev": RoomConfig()},
     )

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from miniroom.rooms.config import RoomsConfig, load_config
+from miniroom.agent.config_yaml_check import load_config
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.transport import RoomTransport
 from miniroom.testing.scripted_provider import ScriptedProvider

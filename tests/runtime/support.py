@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from miniroom.rooms.config import RoomsConfig
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.transport import Content, Event, RoomTransport
 from miniroom.testing.scripted_provider import ScriptedProvider
 from miniroom.transports.embedded.store import RoomStore
@@ -23,6 +23,7 @@ from tests.runtime.harness import RuntimeHarness, scripted_model
 HUMAN = "@you:miniroom.local"  # the embedded rooms' local user: admin (power 100) of every room
 BOB = "@bob:miniroom.local"
 SETTLE_TIMEOUT = 15.0
+POST_TIMEOUT = 30.0
 
 
 def agent_entry(display_name: str, role: str = "") -> dict[str, Any]:
@@ -103,6 +104,23 @@ class Rooms(RuntimeHarness):
                 return
             await asyncio.sleep(0.01)
         raise AssertionError("the runtime did not settle")
+
+    def write_retry_settings(self, text: str) -> None:
+        """`.miniroom/retry.yml` for the served agent: in the folder of config.yaml, the project of `serve`,
+        and in the agent's working folder, where the engine has read its project settings so far."""
+        for folder in (self.config_path.parent, self.data_dir / "workspaces" / "helper"):
+            (folder / ".miniroom").mkdir(parents=True, exist_ok=True)
+            (folder / ".miniroom" / "retry.yml").write_text(text, encoding="utf-8")
+
+    async def first_message(self, sender: str) -> Event:
+        """The first message `sender` posts, once it is posted (a reply is posted at its first words)."""
+        deadline = time.monotonic() + POST_TIMEOUT
+        while time.monotonic() < deadline:
+            posted = self.agent_messages(sender)
+            if posted:
+                return posted[0]
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"{sender} never posted a message")
 
     def events(self) -> list[Event]:
         return self.store.events_after(0, 10_000)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -26,14 +25,6 @@ def contents(rooms: Rooms, reply: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def write_retry_settings(rooms: Rooms, text: str) -> None:
-    """`.miniroom/retry.yml` for the served agent: in the folder of config.yaml, the project of `serve`,
-    and in the agent's working folder, where the engine has read its project settings so far."""
-    for folder in (rooms.config_path.parent, rooms.data_dir / "workspaces" / "helper"):
-        (folder / ".miniroom").mkdir(parents=True, exist_ok=True)
-        (folder / ".miniroom" / "retry.yml").write_text(text, encoding="utf-8")
-
-
 async def test_a_reply_streams_as_streaming_and_its_final_edit_says_done(
     tmp_path: Path, provider: ScriptedProvider
 ) -> None:
@@ -54,7 +45,7 @@ async def test_each_retry_shows_as_a_line_above_the_text_and_in_the_turn_data(
 ) -> None:
     provider.script(Reply.error(429, "rate_limit_error", "slow down"), Reply(text="Recovered."))
     async with running_rooms(tmp_path, provider, AGENTS) as rooms:
-        write_retry_settings(rooms, "retryIntervalSeconds: 1\nmaxAttempts: 3\n")
+        rooms.write_retry_settings("retryIntervalSeconds: 1\nmaxAttempts: 3\n")
         rooms.post("hello")
         await rooms.settle()
         [reply] = rooms.agent_messages(HELPER)
@@ -81,7 +72,7 @@ async def test_words_of_an_attempt_cut_off_by_a_dropped_connection_give_way_to_t
     # message_start, ping, content_block_start, one text delta: then the connection drops.
     provider.script(Reply(text="Half a sent", drop_after_events=4), Reply(text="A whole answer."))
     async with running_rooms(tmp_path, provider, AGENTS) as rooms:
-        write_retry_settings(rooms, "retryIntervalSeconds: 1\nmaxAttempts: 3\n")
+        rooms.write_retry_settings("retryIntervalSeconds: 1\nmaxAttempts: 3\n")
         rooms.post("hello")
         await rooms.settle()
         [reply] = rooms.agent_messages(HELPER)
@@ -115,22 +106,13 @@ async def test_a_failed_turn_is_marked_failed_logged_and_the_next_message_answer
         assert contents(rooms, answer)[-1][TURN] == {"state": "done", "retries": []}
 
 
-async def wait_for_first_post(rooms: Rooms) -> dict[str, Any]:
-    for _ in range(3000):
-        posted = rooms.agent_messages(HELPER)
-        if posted:
-            return posted[0]
-        await asyncio.sleep(0.01)
-    raise AssertionError("the agent never posted its reply")
-
-
 async def test_a_stop_mid_reply_marks_it_interrupted_and_the_restart_finishes_it_in_place(
     tmp_path: Path, provider: ScriptedProvider
 ) -> None:
     provider.script(Reply(text="Thinking it over… " * 200, delay=0.2), Reply(text="The whole answer."))
     async with running_rooms(tmp_path, provider, AGENTS) as rooms:
         rooms.post("a long question")
-        reply = await wait_for_first_post(rooms)
+        reply = await rooms.first_message(HELPER)
         await rooms.stop()
         stopped = contents(rooms, reply)[-1]
         assert stopped[TURN]["state"] == "interrupted"

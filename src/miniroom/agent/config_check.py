@@ -1,21 +1,26 @@
-"""`config check`: every settings file a project has, each checked by the validator its loader uses."""
+"""Every settings file a project has, each with the one validator its loader uses: the registry.
+
+How a settings file is validated: its module has one `check_<file>(path) -> list[Problem]` (a `Validator`)
+that reads the file the way its loader does and returns every error and warning, each with its line; the
+loader reports the same problems (or refuses the file), `miniroom config check` prints them, and the web
+settings pages show them. A new `.miniroom/` file joins by adding its path and validator to `VALIDATORS`
+below, the one list of them. `config.yaml`, found by `--config` or `MINIROOM_CONFIG` rather than in
+`.miniroom/`, has its own: `miniroom.agent.config_yaml_check.check_config_file`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
 from miniroom.agent.profile import check_profile_file
-from miniroom.engine.retry_policy import check_retry_file
-from miniroom.engine.yaml_source import Problem
+from miniroom.config.problems import Problem, Validator
+from miniroom.engine import check_retry_file
 
-__all__ = ["VALIDATORS", "Problem", "Validator", "check_file", "check_project"]
+__all__ = ["VALIDATORS", "check_file", "check_project"]
 
-Validator = Callable[[Path], list[Problem]]
-
-# Path inside the project -> its validator. fetch.yml, search.yml, mcp.yml and hooks.yml join under
-# .miniroom/; config.yaml (at the project root by default) joins as Path("config.yaml").
+# Path inside the project -> its validator; fetch.yml, search.yml, mcp.yml and hooks.yml join here.
 VALIDATORS: Mapping[Path, Validator] = MappingProxyType(
     {
         Path(".miniroom", "miniagent.yml"): check_profile_file,

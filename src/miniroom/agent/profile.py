@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
@@ -12,38 +12,32 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from miniroom.agent.tool_names import (
-    BUILTIN_TOOL_NAMES,
-    allowed_with_requirements,
-    tool_name_problem,
-    unmet_requirements,
-)
-from miniroom.engine.yaml_source import (
+from miniroom.agent.tool_names import allowed_with_requirements, tool_name_problem, unmet_requirements
+from miniroom.agent.variables import ProfileError as ProfileError
+from miniroom.agent.variables import VariableProblem as VariableProblem
+from miniroom.agent.variables import parse_variables as parse_variables
+from miniroom.agent.variables import profile_name_from_backend as profile_name_from_backend
+from miniroom.config.problems import Problem, did_you_mean, invalid
+from miniroom.config.settings_file import SettingsFileError
+from miniroom.config.settings_model import (
     OptionalPositiveWhole,
-    Problem,
     SettingsModel,
-    YamlSource,
-    YamlSourceError,
     describe_value,
     error_message,
-    invalid,
-    load_yaml,
     validation_problems,
 )
-from miniroom.llm.model import ThinkingLevel
+from miniroom.config.yaml_source import YamlSource, load_yaml
+from miniroom.engine import ToolSettings
+from miniroom.llm import ThinkingLevel
+from miniroom.tools import BUILTIN_TOOL_NAMES
 
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 ENV_PREFIX = "MINI_PROFILE_"
-MINI_BACKENDS = ("mini", "mini-agent")  # mini-agent: the legacy alias
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
 Source = Literal["default", "profile", "env", "model"]
 WHERE = {"env": "in the process environment", "model": "in the model's variables"}
 _NO_VARIABLES: Mapping[str, str] = MappingProxyType({})
-
-
-class ProfileError(ValueError):
-    """A profile setting that cannot be used; the message says what, where and how to fix it."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +55,8 @@ class ProfileSettings:
     max_output_tokens: int | None = None  # None: the model's own ceiling
     thinking_budget: int = 65536
     thinking_level: ThinkingLevel | None = None  # None: the level from the model name or the session
-    parallel_bash_threads: int = 5
-    read_max_lines: int = 500
+    parallel_bash_threads: int = ToolSettings.parallel_bash_threads
+    read_max_lines: int = ToolSettings.read_max_lines
     max_parallel_agents: int = 4
     system_prompt: str | None = None  # None: the built-in prompt
     session_header: str | None = None  # None: the provider's usual header
@@ -211,13 +205,13 @@ def _profile_name_problem(name: object) -> str | None:
     )
 
 
-def _read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
+def read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
     """Each valid profile's set fields (camelCase), and every problem (errors and warnings) in the file."""
     if not path.exists():
         return {}, []
     try:
         source = load_yaml(path)
-    except YamlSourceError as error:
+    except SettingsFileError as error:
         return {}, [error.problem]
     problems = list(source.problems)
     profiles: dict[str, dict[str, Any]] = {}
@@ -245,55 +239,16 @@ def _read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]
 
 def profile_names(project_dir: Path) -> list[str]:
     """The names of the valid profiles in the project's miniagent.yml, sorted."""
-    return sorted(_read_profiles(project_dir / PROFILE_FILE)[0])
+    return sorted(read_profiles(project_dir / PROFILE_FILE)[0])
 
 
 def check_profile_file(path: Path) -> list[Problem]:
     """Everything wrong in a miniagent.yml, with line numbers (for `config check`)."""
-    return _read_profiles(path)[1]
-
-
-def profile_name_from_backend(value: str | None) -> str | None:
-    """The profile an AGENT_BACKEND value picks (`mini:safe` -> `safe`), or None for the defaults."""
-    text = (value or "").strip()
-    if not text:
-        return None
-    backend, _, suffix = text.partition(":")
-    if backend.strip().lower() not in MINI_BACKENDS:
-        raise ProfileError(
-            f"AGENT_BACKEND={text} names a backend miniroom does not have: miniroom has only the built-in "
-            "`mini` backend. Set AGENT_BACKEND=mini, or AGENT_BACKEND=mini:<profile> to use a profile "
-            "from .miniroom/miniagent.yml."
-        )
-    return suffix.strip().lower() or None
-
-
-_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def parse_variables(lines: Sequence[str]) -> dict[str, str]:
-    """A model's `variables:` list (`NAME=value` lines) as a mapping; a later line wins."""
-    variables: dict[str, str] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue  # a blank entry sets nothing
-        name, equals, value = line.partition("=")
-        if not equals:
-            # Show only a leading variable name: the line may be a key pasted without its name.
-            first, *rest = line.split()
-            shown = f" ('{first}{' ...' if rest else ''}')" if _VARIABLE_NAME.match(first) else ""
-            raise ProfileError(f"Model variable {number}{shown} has no '=': write it as NAME=value.")
-        if not _VARIABLE_NAME.match(name.strip()):
-            raise ProfileError(
-                f"Model variable {number} has the name '{name.strip()}': a variable name is letters, digits "
-                "and '_', not starting with a digit (NAME=value)."
-            )
-        variables[name.strip()] = value.strip()
-    return variables
+    return read_profiles(path)[1]
 
 
 _BOOLEAN_TEXT = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
-_WHOLE_NUMBER = re.compile(r"^[+-]?\d+$")
+_WHOLE_NUMBER = re.compile(r"^[+-]?\d{1,30}$")  # longer digit runs stay text, for validation to refuse
 
 
 def _from_text(attr: str, text: str) -> object:
@@ -316,29 +271,74 @@ def _variable(attr: str) -> str:
     return ENV_PREFIX + attr.upper()
 
 
-def _env_layer(env: Mapping[str, str], where: str) -> dict[str, Any]:
-    """The settings one source of MINI_PROFILE_* variables sets (camelCase); ProfileError if any is bad."""
+_VARIABLES = tuple(_variable(attr) for attr in SETTING_NAMES)
+
+
+def _variable_settings(env: Mapping[str, str]) -> tuple[dict[str, Any], list[VariableProblem]]:
+    """The settings one source of MINI_PROFILE_* variables sets (camelCase), and each bad variable."""
     values = {
         to_camel(attr): _from_text(attr, env[_variable(attr)])
         for attr in SETTING_NAMES
         if env.get(_variable(attr), "").strip()
     }
+    problems = []
     if all(key in values for key in _LIST_KEYS):
-        raise ProfileError(
-            f"{_variable('enabled_tools')} and {_variable('disabled_tools')} are both set {where}: set only "
-            "one, the allowlist or the denylist."
+        enabled, disabled = _variable("enabled_tools"), _variable("disabled_tools")
+        del values["disabledTools"]  # reported here; the rest is still checked
+        problems.append(
+            VariableProblem(disabled, f"{enabled} is set too; set only one, the allowlist or the denylist")
         )
     try:
         parsed = ProfileFields.model_validate(values)
     except ValidationError as error:
-        variables = {to_camel(attr): _variable(attr) for attr in SETTING_NAMES}
-        named = [
-            (variables.get(str(item["loc"][0]), "") if item["loc"] else "", item) for item in error.errors()
+        variable = {to_camel(attr): _variable(attr) for attr in SETTING_NAMES}
+        problems += [
+            VariableProblem(variable.get(str(item["loc"][0]), "") if item["loc"] else "", error_message(item))
+            for item in error.errors()
         ]
-        raise ProfileError(
-            "\n".join(f"{var} {where}: {error_message(item)}" for var, item in named)
-        ) from None
-    return parsed.model_dump(by_alias=True, exclude_none=True)
+    if problems:
+        return {}, problems
+    return parsed.model_dump(by_alias=True, exclude_none=True), []
+
+
+def model_variable_problems(
+    variables: Mapping[str, str], profiles: Collection[str], profile_file: Path = PROFILE_FILE
+) -> list[VariableProblem]:
+    """Everything wrong in a model's variables, given the profiles of its project (`profile_file`)."""
+    return [
+        *_backend_problems(variables.get("AGENT_BACKEND", "").strip(), profiles, profile_file),
+        *(
+            _unknown_setting(name)
+            for name in variables
+            if name.startswith(ENV_PREFIX) and name not in _VARIABLES
+        ),
+        *_variable_settings(variables)[1],
+    ]
+
+
+def _backend_problems(backend: str, profiles: Collection[str], profile_file: Path) -> list[VariableProblem]:
+    try:
+        name = profile_name_from_backend(backend)
+    except ProfileError as error:
+        return [VariableProblem("AGENT_BACKEND", str(error))]
+    if name is None or name in profiles:
+        return []
+    known = ", ".join(sorted(profiles)) or "none"
+    message = (
+        f"{backend} names the profile '{name}', which {profile_file} does not have (profiles there: "
+        f"{known}): name one of those, or add '{name}' to the file"
+    )
+    return [VariableProblem("AGENT_BACKEND", message)]
+
+
+def _unknown_setting(name: str) -> VariableProblem:
+    hint = did_you_mean(name, _VARIABLES) or f"the settings are {', '.join(_VARIABLES)}"
+    return VariableProblem(name, f"is not a profile setting, so nothing reads it ({hint})")
+
+
+def _raise_for(problems: Sequence[VariableProblem], where: str) -> None:
+    if problems:
+        raise ProfileError("\n".join(f"{problem.name} {where}: {problem.message}" for problem in problems))
 
 
 def _merge(layers: Sequence[tuple[Source, Mapping[str, Any]]]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -361,15 +361,6 @@ def _frozen(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def _backend_setting(model_variables: Mapping[str, str], process_env: Mapping[str, str]) -> tuple[str, str]:
-    """AGENT_BACKEND and where it was set; the model's own variable wins, an empty one counts as unset."""
-    for env, where in ((model_variables, WHERE["model"]), (process_env, WHERE["env"])):
-        value = env.get("AGENT_BACKEND", "").strip()
-        if value:
-            return value, where
-    return "", ""
-
-
 def _list_source(attr: str, source: str, name: str | None) -> str:
     if source == "profile":
         return f"profile '{name}' in {PROFILE_FILE}"
@@ -380,27 +371,23 @@ def resolve_profile(
     project_dir: Path, process_env: Mapping[str, str], model_variables: Mapping[str, str] = _NO_VARIABLES
 ) -> ResolvedProfile:
     """The settings for an agent of this project and model; raises ProfileError for every hard error."""
-    backend, backend_where = _backend_setting(model_variables, process_env)
-    try:
-        name = profile_name_from_backend(backend)
-    except ProfileError as error:
-        raise ProfileError(f"{error} (AGENT_BACKEND is set {backend_where}.)") from None
-    profiles, problems = _read_profiles(project_dir / PROFILE_FILE)
+    profile_file = project_dir / PROFILE_FILE
+    profiles, problems = read_profiles(profile_file)
     errors = [problem for problem in problems if problem.severity == "error"]
     if errors:
         raise ProfileError("\n".join(str(problem) for problem in errors))
-    warnings: list[str] = []
-    if name is not None and name not in profiles:
-        known = ", ".join(sorted(profiles)) or "none"
-        warnings.append(
-            f"Profile '{name}' (AGENT_BACKEND={backend}) is not in {PROFILE_FILE} (profiles there: {known}); "
-            "using the built-in defaults."
-        )
-        name = None
+    _raise_for(model_variable_problems(model_variables, profiles, profile_file), WHERE["model"])
+    # What the model sets wins, so only the rest of the process environment is checked as its own.
+    process_env = {
+        name: text for name, text in process_env.items() if not model_variables.get(name, "").strip()
+    }
+    name, warnings = _chosen_profile(model_variables, process_env, profiles)
+    env_settings, env_problems = _variable_settings(process_env)
+    _raise_for(env_problems, WHERE["env"])
     layers: list[tuple[Source, Mapping[str, Any]]] = [
         ("profile", profiles[name] if name else {}),
-        ("env", _env_layer(process_env, WHERE["env"])),
-        ("model", _env_layer(model_variables, WHERE["model"])),
+        ("env", env_settings),
+        ("model", _variable_settings(model_variables)[0]),
     ]
     values, sources = _merge(layers)
     settings = ProfileSettings(**{attr: _frozen(values[to_camel(attr)]) for attr in SETTING_NAMES})
@@ -413,3 +400,21 @@ def resolve_profile(
         where = _list_source("enabled_tools", sources["enabledTools"], name)
         warnings.append(f"enabledTools from {where} {problem}.")
     return ResolvedProfile(name, settings, sources, tuple(warnings))
+
+
+def _chosen_profile(
+    model_variables: Mapping[str, str], process_env: Mapping[str, str], profiles: Collection[str]
+) -> tuple[str | None, list[str]]:
+    """The profile AGENT_BACKEND picks (the model's, checked already, else the process's) and any warning."""
+    backend = model_variables.get("AGENT_BACKEND", "").strip() or process_env.get("AGENT_BACKEND", "").strip()
+    try:
+        name = profile_name_from_backend(backend)
+    except ProfileError as error:
+        raise ProfileError(f"AGENT_BACKEND {WHERE['env']}: {error}") from None
+    if name is None or name in profiles:
+        return name, []
+    known = ", ".join(sorted(profiles)) or "none"
+    return None, [
+        f"Profile '{name}' (AGENT_BACKEND={backend}) is not in {PROFILE_FILE} (profiles there: {known}); "
+        "using the built-in defaults."
+    ]

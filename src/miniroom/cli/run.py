@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import signal
 import sys
@@ -18,8 +19,7 @@ from miniroom.cli.render import (
     recreation_record,
     session_record,
 )
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
+from miniroom.engine import Agent, AgentEvent, TurnEnded
 
 
 def _prompt_text(parts: list[str]) -> str:
@@ -34,21 +34,35 @@ def _print_json(record: dict[str, object]) -> None:
     sys.stdout.flush()
 
 
-def _json_listener(event: ev.AgentEvent) -> None:
-    record = event_record(event)
-    if record is not None:
-        _print_json(record)
-    if isinstance(event, ev.TurnEnded) and event.error is not None:
-        _print_json(error_record(event))
+class _JsonOutput:
+    """Prints each event as a JSON line; when the reader goes away (`| head -1`), stops the turn instead."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.closed = False
+
+    def __call__(self, event: AgentEvent) -> None:
+        if self.closed:
+            return
+        try:
+            record = event_record(event)
+            if record is not None:
+                _print_json(record)
+            if isinstance(event, TurnEnded) and event.error is not None:
+                _print_json(error_record(event))
+        except BrokenPipeError:
+            # Nobody reads the events any more: abort the turn (its tools die with it) and end quietly.
+            self.closed = True
+            self.agent.abort()
 
 
-def _notice_listener(event: ev.AgentEvent) -> None:
+def _notice_listener(event: AgentEvent) -> None:
     line = notice_line(event)
     if line is not None:
         print(line, file=sys.stderr, flush=True)
 
 
-async def _run(agent: Agent, prompt: str) -> ev.TurnEnded:
+async def _run(agent: Agent, prompt: str) -> TurnEnded:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
@@ -60,21 +74,21 @@ async def _run(agent: Agent, prompt: str) -> ev.TurnEnded:
 
 def run_command(args: argparse.Namespace) -> int:
     make_non_dumpable()
-    try:
-        prompt = _prompt_text(args.prompt)
-        agent = agent_from_args(args)
-    except CommandError as error:
-        return fail(str(error))
+    prompt = _prompt_text(args.prompt)
+    agent = agent_from_args(args)
+    output = _JsonOutput(agent)
     if args.json:
         _print_json(session_record(agent))
         if (recreated := recreation_record(agent.session)) is not None:
             _print_json(recreated)
-        agent.subscribe(_json_listener)
+        agent.subscribe(output)
     else:
         if (line := recreation_line(agent.session)) is not None:
             print(line, file=sys.stderr, flush=True)
         agent.subscribe(_notice_listener)
     ended = asyncio.run(_run(agent, prompt))
+    if output.closed:
+        raise BrokenPipeError(errno.EPIPE, "the reader of standard output went away")  # see cli.entry
     if ended.error is not None:
         return fail(f"{ended.error} (model {agent.config.model.ref})", code=1)
     if ended.aborted:

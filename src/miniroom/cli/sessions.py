@@ -10,12 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from miniroom.agent.subagents.child import STOP_NOTE_TYPE
-from miniroom.cli.common import CommandError, fail, money, working_folder
+from miniroom.cli.common import money, working_folder
 from miniroom.cli.render import first_line
-from miniroom.engine.session import CUSTOM_ENTRY, Session, SessionError
-from miniroom.engine.session_index import SessionInfo, child_sessions, find_session_path, list_sessions
-from miniroom.llm.messages import AssistantMessage, ToolResultMessage, Usage, UserMessage
-from miniroom.llm.registry import agent_dir_from_env
+from miniroom.engine import (
+    CUSTOM_ENTRY,
+    Session,
+    SessionInfo,
+    child_sessions,
+    find_session_path,
+    list_sessions,
+)
+from miniroom.llm import AssistantMessage, ToolResultMessage, Usage, UserMessage, agent_dir_from_env
 
 
 def _family_order(infos: list[SessionInfo]) -> list[tuple[SessionInfo, bool]]:
@@ -101,9 +106,6 @@ def _show(agent_dir: Path, session_id: str) -> int:
 
 def sessions_command(args: argparse.Namespace) -> int:
     agent_dir = agent_dir_from_env(os.environ)
-    try:
-        if args.sessions_command == "list":
-            return _list(agent_dir, args)
-        return _show(agent_dir, args.session_id)
-    except (CommandError, SessionError) as error:
-        return fail(str(error))
+    if args.sessions_command == "list":
+        return _list(agent_dir, args)
+    return _show(agent_dir, args.session_id)

@@ -5,17 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
-from miniroom.agent.config_check import check_project
-from miniroom.agent.profile import ProfileError, parse_variables, resolve_profile
+from miniroom.agent.config_check import VALIDATORS, check_project
+from miniroom.agent.config_yaml_check import check_config_file, load_config
+from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.cli.common import CommandError, fail, working_folder
-from miniroom.rooms.config import ConfigError, RoomsConfig, load_config
-
-
-def config_path(env: Mapping[str, str], folder: Path) -> Path:
-    return Path(env.get("MINIROOM_CONFIG") or folder / "config.yaml")
+from miniroom.config.config_yaml import RoomsConfig
+from miniroom.config.paths import config_path
 
 
 def config_check_command(args: argparse.Namespace) -> int:
@@ -23,32 +20,33 @@ def config_check_command(args: argparse.Namespace) -> int:
     folder = Path(args.dir or ".").expanduser()
     if not folder.is_dir():
         return fail(f"{folder}: no such folder.")
+    config = config_path(args.config, os.environ, folder)
+    settings = [folder / relative for relative in VALIDATORS]
     problems = check_project(folder)
-    lines = [f"{problem.severity}: {problem}" for problem in problems]
+    if args.config or config.exists():
+        problems += [problem for problem in check_config_file(config) if problem not in problems]
+    elif not problems and not any(path.exists() for path in settings):
+        looked_for = ", ".join(str(path) for path in [*VALIDATORS, _relative(config, folder)])
+        print(f"No settings files found in {folder} (looked for {looked_for}); nothing to check.")
+        return 0
+    for problem in problems:
+        print(f"{problem.severity}: {problem}")
     errors = sum(problem.severity == "error" for problem in problems)
-    config = Path(args.config) if args.config else config_path(os.environ, folder)
-    if config.exists():
-        try:
-            load_config(config)
-        except ConfigError as error:
-            lines.append(f"error: {error}")
-            errors += 1
-    for line in lines:
-        print(line)
     if errors:
         print(f"{errors} error(s) found.")
         return 1
-    print("All settings files are valid." if not lines else "No errors (see the warnings above).")
+    print("All settings files are valid." if not problems else "No errors (see the warnings above).")
     return 0
+
+
+def _relative(path: Path, folder: Path) -> Path:
+    return path.relative_to(folder) if path.is_relative_to(folder) else path
 
 
 def _model_variables(alias: str, folder: Path) -> dict[str, str]:
     """The `variables:` of a model alias in config.yaml."""
-    path = config_path(os.environ, folder)
-    try:
-        config: RoomsConfig = load_config(path)
-    except ConfigError as error:
-        raise CommandError(str(error)) from None
+    path = config_path(None, os.environ, folder)
+    config: RoomsConfig = load_config(path)
     if alias not in config.models:
         known = ", ".join(sorted(config.models)) or "none"
         raise CommandError(f"No model '{alias}' in {path} (models: {known}).")
@@ -57,14 +55,11 @@ def _model_variables(alias: str, folder: Path) -> dict[str, str]:
 
 def profile_show_command(args: argparse.Namespace) -> int:
     """Print the resolved profile as JSON: each setting's value and where it came from."""
-    try:
-        folder = working_folder(args)
-        env = dict(os.environ)
-        if args.name:
-            env["AGENT_BACKEND"] = f"mini:{args.name}"
-        variables = _model_variables(args.model, folder) if args.model else {}
-        resolved = resolve_profile(folder, env, variables)
-    except (CommandError, ProfileError) as error:
-        return fail(str(error))
+    folder = working_folder(args)
+    env = dict(os.environ)
+    if args.name:
+        env["AGENT_BACKEND"] = f"mini:{args.name}"
+    variables = _model_variables(args.model, folder) if args.model else {}
+    resolved = resolve_profile(folder, env, variables)
     print(json.dumps(resolved.to_json(), indent=2, ensure_ascii=False))
     return 0

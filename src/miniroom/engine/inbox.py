@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from miniroom.llm.messages import UserMessage
+from miniroom.llm import UserMessage
 
 log = logging.getLogger(__name__)
 StopWork = Callable[[], Awaitable[None]]

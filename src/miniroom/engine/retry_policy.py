@@ -7,14 +7,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from miniroom.engine.yaml_source import (
-    OptionalPositiveWhole,
-    Problem,
-    SettingsModel,
-    YamlSourceError,
-    load_yaml,
-    validation_problems,
-)
+from miniroom.config.problems import Problem
+from miniroom.config.settings_file import SettingsFileError
+from miniroom.config.settings_model import OptionalPositiveWhole, SettingsModel, validation_problems
+from miniroom.config.yaml_source import load_yaml
 
 RETRY_FILE = Path(".miniroom") / "retry.yml"
 # A provider asking for a longer wait is out of service for now: the turn fails and says so instead.
@@ -43,7 +39,7 @@ def _read_retry_file(path: Path) -> tuple[RetryPolicy, list[Problem]]:
     """The policy the file sets, or the defaults along with everything wrong in it."""
     try:
         source = load_yaml(path)
-    except YamlSourceError as error:
+    except SettingsFileError as error:
         return RetryPolicy(), [error.problem]
     try:
         parsed = RetryFile.model_validate({} if source.data is None else source.data)

@@ -12,16 +12,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from miniroom.config.errors import UserError
 from miniroom.engine.session_file import LoadReport, read_session_lines
-from miniroom.llm.messages import (
+from miniroom.llm import (
     Message,
     TextContent,
     ToolResultMessage,
     Usage,
     UserContent,
     UserMessage,
+    message_from_dict,
+    message_to_dict,
+    usage_from_dict,
+    usage_to_dict,
 )
-from miniroom.llm.serialize import message_from_dict, message_to_dict, usage_from_dict, usage_to_dict
 
 SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (
@@ -35,7 +39,7 @@ SPEND_TYPE = "spend"  # usage a tool made on the session's behalf (a subagent's 
 PARENT_CALL_KEY = "parentToolCallId"
 
 
-class SessionError(Exception):
+class SessionError(UserError):
     """A session that cannot be found or read; the message says which and why."""
 
 

@@ -15,7 +15,7 @@ from miniroom.engine.session import (
     sessions_root,
     subagent_parent,
 )
-from miniroom.llm.messages import Usage, UserMessage
+from miniroom.llm import Usage, UserMessage
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from miniroom.engine.inbox import TurnInbox
-from miniroom.llm.messages import TextContent, ToolCall, ToolSpec, Usage, UserContent
-from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
+from miniroom.llm import INVALID_ARGUMENTS_KEY, TextContent, ToolCall, ToolSpec, Usage, UserContent
 
 DEFAULT_TOOL_CALL_TIMEOUT = 300.0
 
@@ -35,13 +34,21 @@ def _ignore(_: Any) -> None:
 
 
 @dataclass(frozen=True)
+class ToolSettings:
+    """The profile's values that tools read; the defaults are the profile's built-in ones."""
+
+    read_max_lines: int = 500  # readMaxLines: the most lines one read returns
+    parallel_bash_threads: int = 5  # parallelBashThreads: commands parallel_bash runs at once
+
+
+@dataclass(frozen=True)
 class ToolContext:
     """What a call may know of its surroundings, and how it speaks to the turn while (and after) it runs."""
 
     cwd: Path
     timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
     accepts_images: bool = False
-    settings: dict[str, Any] = field(default_factory=dict)  # profile values a tool reads (readMaxLines, ...)
+    settings: ToolSettings = field(default_factory=ToolSettings)
     call_id: str = ""
     # Live progress for UIs: each call becomes a ToolUpdated event of this call, even after it returned.
     report: Callable[[dict[str, Any]], None] = _ignore

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from miniroom.config.problems import Wording, at_most, findings, key_path
+from miniroom.config.settings_file import SettingsFileError, read_settings_text
 from miniroom.llm.model import Api
 from miniroom.llm.model_name import ModelConfigError
-from miniroom.settings_errors import Wording, at_most, findings, key_path
 
 MODELS_JSON = "models.json"
 _MAX_REPORTED_ERRORS = 5
@@ -88,18 +89,17 @@ class ModelsFile(_Entry):
 def load_models_json(path: Path) -> ModelsFile | None:
     """Load and validate `path`; None when it does not exist, `ModelConfigError` when it is broken."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_settings_text(path)
     except FileNotFoundError:
         return None
-    except UnicodeDecodeError:
-        raise ModelConfigError(f"{path} is not UTF-8 text; save it as UTF-8 JSON.") from None
-    except OSError as exc:
-        raise ModelConfigError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    except SettingsFileError as exc:
+        raise ModelConfigError(str(exc.problem)) from None
     try:
-        data = json.loads(strip_json_comments(text))
-    except json.JSONDecodeError as exc:
+        # orjson refuses what the json module crashes or stalls on: nesting past 1,024 levels, huge numbers.
+        data = orjson.loads(strip_json_comments(text))
+    except orjson.JSONDecodeError as exc:
         raise ModelConfigError(
-            f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+            f"{path}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})."
         ) from None
     try:
         return ModelsFile.model_validate(data)
@@ -107,28 +107,19 @@ def load_models_json(path: Path) -> ModelsFile | None:
         raise ModelConfigError(_describe_errors(path, exc)) from None
 
 
+# A string (kept whole, escapes included), a // comment, or a /* */ comment (to the end if never closed).
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def strip_json_comments(text: str) -> str:
     """Blank out // and /* */ comments (Pi allows them), keeping every line and column in place."""
-    out: list[str] = []
-    index, length = 0, len(text)
-    in_string = False
-    while index < length:
-        char = text[index]
-        pair = text[index : index + 2]
-        if in_string:
-            out.append(pair if char == "\\" else char)
-            index += 2 if char == "\\" else 1
-            in_string = char != '"'
-        elif pair in ("//", "/*"):
-            end = text.find("\n" if pair == "//" else "*/", index + 2)
-            end = length if end < 0 else end + (0 if pair == "//" else 2)
-            out.append(re.sub(r"[^\n]", " ", text[index:end]))
-            index = end
-        else:
-            out.append(char)
-            in_string = char == '"'
-            index += 1
-    return "".join(out)
+
+    def blank(found: re.Match[str]) -> str:
+        part = found[0]
+        return part if part.startswith('"') else _NOT_NEWLINE.sub(" ", part)
+
+    return _STRING_OR_COMMENT.sub(blank, text)
 
 
 def _unknown_key(key: str, allowed: Sequence[str]) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from miniroom.rooms.thread_mode import ThreadMode
+from miniroom.config.config_yaml import ThreadMode
 
 ADMIN_POWER_LEVEL = 100
 ROOM_ADMIN_ONLY = "Room admin only"
@@ -109,7 +109,7 @@ def parse_command(body: str | None) -> Command | None:
     return None if known is None else COMMANDS[known[0]](known[1])
 
 
-def run_command(
+def carry_out_command(
     command: Command, *, room_id: str, sender_is_admin: bool, overrides: ThreadModeOverrides
 ) -> CommandResult:
     """Carry out `command` in `room_id`; only room admins may set or reset the override."""

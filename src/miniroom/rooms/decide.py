@@ -7,12 +7,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 
+from miniroom.config.config_yaml import ThreadMode
 from miniroom.rooms.commands import is_command
 from miniroom.rooms.conversation import Conversation, EventLookup
 from miniroom.rooms.events import RoomEvent, parse_event
 from miniroom.rooms.mentions import MentionIndex, extract_mentions, trailing_mention
 from miniroom.rooms.policy import NEW_THREAD, AgentPolicy, RoomPolicy, RoomState, ThreadState
-from miniroom.rooms.thread_mode import ThreadMode
 
 
 class SilenceReason(enum.Enum):

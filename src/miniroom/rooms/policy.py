@@ -6,15 +6,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from miniroom.rooms.config import ParticipationConfig, RoomsConfig
+from miniroom.config.config_yaml import DEFAULT_THREAD_MODE, ParticipationConfig, RoomsConfig, ThreadMode
 from miniroom.rooms.mentions import MentionIndex
-from miniroom.rooms.thread_mode import (
-    DEFAULT_THREAD_MODE,
-    RoomRef,
-    ThreadMode,
-    agent_thread_mode,
-    group_thread_mode,
-)
+from miniroom.rooms.thread_mode import RoomRef, agent_thread_mode, group_thread_mode
 
 MAX_THREAD_MESSAGES = 2_000
 MAX_THREAD_BYTES = 16 * 1024 * 1024

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
-ThreadMode = Literal["thread", "room"]
-THREAD_MODES: tuple[ThreadMode, ...] = ("thread", "room")
-DEFAULT_THREAD_MODE: ThreadMode = "thread"
+from miniroom.config.config_yaml import DEFAULT_THREAD_MODE, ThreadMode
 
 
 class ThreadModeSettings(Protocol):

@@ -14,10 +14,17 @@ from typing import Protocol
 from miniroom.agent.subagents.progress import SubagentStatus
 from miniroom.agent.subagents.slots import Slots
 from miniroom.agent.subagents.store import TaskState
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import CUSTOM_ENTRY, Session
-from miniroom.llm.messages import Usage
+from miniroom.engine import (
+    CUSTOM_ENTRY,
+    Agent,
+    AgentEvent,
+    Session,
+    ToolEnded,
+    ToolStarted,
+    TurnEnded,
+    UsageReported,
+)
+from miniroom.llm import Usage
 
 STOP_NOTE_TYPE = "stop_note"  # a `custom` session entry: why a subagent's session ended early
 NO_ANSWER = "(the subagent ended without an answer)"
@@ -45,7 +52,7 @@ class ChildFactory(Protocol):
         """A child agent on a new session linked to its parent; raises ValueError on bad settings."""
 
 
-Report = Callable[[SubagentStatus, ev.AgentEvent | None], None]
+Report = Callable[[SubagentStatus, AgentEvent | None], None]
 
 
 def append_stop_note(session: Session, note: str) -> None:
@@ -129,7 +136,7 @@ class ChildRun:
             await child.aclose()
         return self._ended(ended)
 
-    def _ended(self, ended: ev.TurnEnded) -> SubagentStatus:
+    def _ended(self, ended: TurnEnded) -> SubagentStatus:
         if self.stop_note is not None or ended.aborted:
             self.partial = ended.message.text.strip()
             return self._end("stopped", stopped_text(self.stop_note or "aborted", self.partial))
@@ -141,17 +148,17 @@ class ChildRun:
         self._update(state=state, phase="end", tool=None, outcome=outcome)
         return self.status
 
-    def _update(self, event: ev.AgentEvent | None = None, **changes: object) -> None:
+    def _update(self, event: AgentEvent | None = None, **changes: object) -> None:
         self.status = self.status.moved(**changes)
         self._report(self.status, event)
 
-    def _on_child_event(self, event: ev.AgentEvent) -> None:
-        if isinstance(event, ev.ToolStarted):
+    def _on_child_event(self, event: AgentEvent) -> None:
+        if isinstance(event, ToolStarted):
             self._update(event, phase="progress", tool=event.summary)
-        elif isinstance(event, ev.ToolEnded):
+        elif isinstance(event, ToolEnded):
             self._update(event, phase="progress", tool=None)
-        elif isinstance(event, ev.UsageReported):
+        elif isinstance(event, UsageReported):
             self._spend(event.request)
             self._update(event, phase="progress", usage=event.session)
-        elif not isinstance(event, ev.TurnEnded):
+        elif not isinstance(event, TurnEnded):
             self._update(event, phase="progress")

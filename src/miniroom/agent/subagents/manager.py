@@ -31,11 +31,15 @@ from miniroom.agent.subagents.store import (
     now_iso,
     owner_alive,
 )
-from miniroom.engine import events as ev
-from miniroom.engine.session import PARENT_CALL_KEY, Session, SessionError
-from miniroom.engine.session_index import child_session_paths
-from miniroom.engine.tool import ToolContext
-from miniroom.llm.messages import UserMessage
+from miniroom.engine import (
+    PARENT_CALL_KEY,
+    AgentEvent,
+    Session,
+    SessionError,
+    ToolContext,
+    child_session_paths,
+)
+from miniroom.llm import UserMessage
 from miniroom.tools.output import keep_head
 
 log = logging.getLogger(__name__)
@@ -105,7 +109,7 @@ class SubagentManager:
     async def run(self, request: TaskRequest, ctx: ToolContext) -> SubagentStatus:
         """An `agent` call: the child runs (once a slot is free) and its final status is returned."""
 
-        def report(status: SubagentStatus, event: ev.AgentEvent | None) -> None:
+        def report(status: SubagentStatus, event: AgentEvent | None) -> None:
             ctx.report(status.details(event))
 
         run = ChildRun(self._spec(request, ctx), self.factory, report, ctx.spend, task=None)
@@ -145,7 +149,7 @@ class SubagentManager:
         await self._stop(number, PARENT_STOPPED)
 
     def _reporter(self, record: TaskRecord, ctx: ToolContext) -> Report:
-        def report(status: SubagentStatus, event: ev.AgentEvent | None) -> None:
+        def report(status: SubagentStatus, event: AgentEvent | None) -> None:
             if status.phase == "start":
                 record.state, record.session = "running", status.session
                 run = self._runs.get(record.number)

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from miniroom.agent.subagents.store import TaskState
-from miniroom.engine import events as ev
-from miniroom.llm.messages import Usage
-from miniroom.llm.serialize import usage_from_dict, usage_to_dict
+from miniroom.engine import AgentEvent
+from miniroom.llm import Usage, usage_from_dict, usage_to_dict
 
 SUBAGENT_KEY = "subagent"
 CHILD_EVENT_KEY = "event"
@@ -34,7 +33,7 @@ class SubagentStatus:
     usage: Usage = field(default_factory=Usage)
     outcome: str | None = None
 
-    def details(self, event: ev.AgentEvent | None = None) -> dict[str, Any]:
+    def details(self, event: AgentEvent | None = None) -> dict[str, Any]:
         status = {
             "description": self.description,
             "state": self.state,

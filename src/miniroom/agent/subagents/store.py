@@ -17,9 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from miniroom.json_files import write_json_atomically
-from miniroom.llm.messages import Usage
-from miniroom.llm.serialize import usage_from_dict, usage_to_dict
+from miniroom.config.json_files import write_json_atomically
+from miniroom.llm import Usage, usage_from_dict, usage_to_dict
 
 log = logging.getLogger(__name__)
 TASKS_FOLDER = "agent-tasks"

@@ -9,8 +9,8 @@ from pydantic import Field, StringConstraints, WithJsonSchema
 from miniroom.agent.subagents.child import NO_ANSWER
 from miniroom.agent.subagents.manager import SubagentManager, TaskRequest, capped, check_text
 from miniroom.agent.subagents.store import TaskRecord
-from miniroom.engine.tool import Tool, ToolContext, ToolError, ToolResult
-from miniroom.llm.messages import TextContent
+from miniroom.engine import Tool, ToolContext, ToolError, ToolResult
+from miniroom.llm import TextContent
 from miniroom.tools.base import BuiltinTool, Params
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -133,5 +133,8 @@ class AgentStopTool(_ManagedTool, BuiltinTool[NumberParams]):
         return f"Stop {self._task_name(arguments)}"
 
 
+SUBAGENT_TOOL_CLASSES = (AgentTool, AgentStartTool, AgentCheckTool, AgentStopTool)
+
+
 def subagent_tools(manager: SubagentManager) -> list[Tool]:
-    return [AgentTool(manager), AgentStartTool(manager), AgentCheckTool(manager), AgentStopTool(manager)]
+    return [tool(manager) for tool in SUBAGENT_TOOL_CLASSES]

@@ -9,10 +9,9 @@ from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.profile import parse_variables
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import directory_for_cwd
-from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, resolve_model
-from miniroom.rooms.config import AgentConfig, RoomsConfig
+from miniroom.config.config_yaml import AgentEntry, RoomsConfig
+from miniroom.engine import Agent, directory_for_cwd
+from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.rooms.conversation import Conversation
 
 ROOM_CONVERSATION = "room"
@@ -60,7 +59,7 @@ def safe_name(name: str) -> str:
     return cleaned if cleaned not in ("", ".", "..") else f"_{cleaned}"
 
 
-def room_prompt(name: str, agent: AgentConfig) -> str:
+def room_prompt(name: str, agent: AgentEntry) -> str:
     """What the agent is told about its place in the room: who it is, its role and its instructions."""
     lines = [
         f"You are {agent.display_name or name}, an agent in a chat room. Each message you get starts with "

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from miniroom.agent.subagents.progress import CHILD_EVENT_KEY, SubagentStatus, short_count
-from miniroom.engine import events as ev
-from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content, permalink
+from miniroom.engine import AgentEvent, ToolStarted, ToolUpdated
+from miniroom.rooms.content import MESSAGE_EVENT, message_content, permalink
 from miniroom.rooms.runtime.replies import ReplyTarget, ReplyWriter
 from miniroom.rooms.transport import RoomTransport
 
@@ -54,7 +54,7 @@ class ChildThread:
         target = self.parent.target
         parent_id = await self.parent.posted()
         body = f"Subagent: {self.status.description} (for {permalink(target.room_id, parent_id)})"
-        content = {**message_content(body, thread_root=None, in_reply_to=None), "msgtype": NOTICE}
+        content = {**message_content(body), "msgtype": NOTICE}
         root = await self.transport.send(
             target.sender, target.room_id, MESSAGE_EVENT, content, txn_id=self.txn(f"{self.call_id}:root")
         )
@@ -63,7 +63,7 @@ class ChildThread:
         self.link = permalink(target.room_id, root)
         self._annotate()
 
-    def update(self, status: SubagentStatus, event: ev.AgentEvent | None) -> None:
+    def update(self, status: SubagentStatus, event: AgentEvent | None) -> None:
         self.status = status
         self.writer.reply.footer = spend_line(status)
         if event is not None:
@@ -108,11 +108,11 @@ class ChildThreads:
         self._threads: dict[str, ChildThread] = {}
         self._summaries: dict[str, str] = {}
 
-    def on_event(self, event: ev.AgentEvent) -> None:
-        if isinstance(event, ev.ToolStarted):
+    def on_event(self, event: AgentEvent) -> None:
+        if isinstance(event, ToolStarted):
             self._summaries[event.call_id] = event.summary
             return
-        if not isinstance(event, ev.ToolUpdated):
+        if not isinstance(event, ToolUpdated):
             return
         status = SubagentStatus.of(event.details)
         if status is None or status.session is None:  # no child session: nothing to show

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from miniroom.json_files import read_json_object, write_json_atomically
-from miniroom.rooms.thread_mode import THREAD_MODES, ThreadMode
+from miniroom.config.config_yaml import THREAD_MODES, ThreadMode
+from miniroom.config.json_files import read_json_object, write_json_atomically
 
 log = logging.getLogger(__name__)
 THREAD_MODES_FILE = "thread_modes.json"

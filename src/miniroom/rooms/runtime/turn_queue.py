@@ -1,4 +1,4 @@
-"""One turn at a time per agent and conversation: later messages wait in a queue and run in order."""
+"""One turn at a time per agent and conversation: later turns wait in a queue and run in order."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from miniroom.rooms.runtime.ledger import Turn
+
 log = logging.getLogger(__name__)
-Job = Callable[[], Awaitable[None]]
+RunTurn = Callable[[Turn], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,33 +22,37 @@ class TurnKey:
     room_id: str
     thread_root: str | None
 
+    @classmethod
+    def of(cls, turn: Turn) -> TurnKey:
+        return cls(turn.agent, turn.conversation.room_id, turn.conversation.thread_root)
+
 
 class TurnQueue:
-    """Runs each key's jobs one after another; different keys run concurrently."""
+    """Runs each key's turns one after another with `run`; different keys run concurrently."""
 
-    def __init__(self) -> None:
-        self._pending: dict[TurnKey, deque[Job]] = {}
+    def __init__(self, run: RunTurn) -> None:
+        self._run = run
+        self._pending: dict[TurnKey, deque[Turn]] = {}
         self._workers: dict[TurnKey, asyncio.Task[None]] = {}
 
-    def submit(self, key: TurnKey, job: Job) -> None:
-        """Queue `job`; it starts at once when the key is idle.
-
-        Mid-turn coalescing hooks in here: when `busy(key)`, rooms will decide whether the running turn
-        wraps up early; the queued jobs are in `pending(key)`.
-        """
-        self._pending.setdefault(key, deque()).append(job)
+    def submit(self, turn: Turn) -> None:
+        """Queue `turn`; it starts at once when its key is idle, else after the turns before it."""
+        key = TurnKey.of(turn)
+        self._pending.setdefault(key, deque()).append(turn)
         if key not in self._workers:
             self._workers[key] = asyncio.create_task(self._work(key), name=f"turns of {key}")
 
     def busy(self, key: TurnKey) -> bool:
+        """A turn of `key` is running or queued."""
         return key in self._workers
 
     def empty(self) -> bool:
         """No turn running or queued anywhere."""
         return not self._workers
 
-    def pending(self, key: TurnKey) -> int:
-        return len(self._pending.get(key, ()))
+    def queued(self, key: TurnKey) -> tuple[Turn, ...]:
+        """The turns of `key` waiting behind the running one, oldest first."""
+        return tuple(self._pending.get(key, ()))
 
     def answering(self, room_id: str, thread_root: str | None) -> frozenset[str]:
         """Agents with a turn running or queued in this conversation."""
@@ -69,11 +75,20 @@ class TurnQueue:
         queue = self._pending[key]
         try:
             while queue:
-                job = queue.popleft()
+                turn = next_turn(queue)
                 try:
-                    await job()
+                    await self._run(turn)
                 except Exception:  # one failed turn must not stop the queue or the runtime
                     log.exception("A turn of %s failed", key)
         finally:
             self._workers.pop(key, None)
             self._pending.pop(key, None)
+
+
+def next_turn(queue: deque[Turn]) -> Turn:
+    """The turn to run next: today the oldest queued turn, on its own.
+
+    Mid-turn coalescing goes here: the messages that queued up while a turn ran will be taken out together
+    and answered as ONE turn (their prompts in order, every event recorded as answered by its reply).
+    """
+    return queue.popleft()

@@ -9,21 +9,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from miniroom.agent.profile import ProfileError
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import Session, SessionError
-from miniroom.llm.model_name import ModelConfigError
+from miniroom.config.errors import UserError
+from miniroom.engine import Agent, Session, TurnEnded
+from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.child_threads import ChildThreads
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
+from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
 from miniroom.rooms.transport import RoomTransport
 
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
 
 log = logging.getLogger(__name__)
-_PEOPLE_ERRORS = (ProfileError, ModelConfigError, SessionError, OSError)
 REPLY_PART = "reply"
 STOPPED = "miniroom stopped before the reply was complete; it is finished after the restart"
 RERUN_REASON = "the turn was cut short by a restart and runs again"
@@ -53,8 +51,23 @@ class TurnRunner:
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
+        self.running = RunningTurns()
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
+        """Run `turn` to its end, logged from start to end with its outcome, duration and usage."""
+        running = self.running.begin(turn)
+        outcome: TurnState = "failed"  # what an unexpected exception on the way out counts as
+        try:
+            result = await self._reply(turn, display_name, running)
+            outcome = "failed" if result.failed else "done"
+            return result
+        except asyncio.CancelledError:
+            outcome = "interrupted"
+            raise
+        finally:
+            self.running.end(running, outcome)
+
+    async def _reply(self, turn: Turn, display_name: str, running: RunningTurn) -> TurnOutcome:
         earlier = self.ledger.in_flight(turn.event_id, turn.agent)
         writer = ReplyWriter(
             self.transport,
@@ -67,7 +80,7 @@ class TurnRunner:
             self.transport, writer, lambda part: transaction_id(turn.event_id, turn.agent, part)
         )
         try:
-            failure = await self._prompt(turn, writer, earlier, threads)
+            failure = await self._prompt(turn, writer, earlier, running, threads)
         except asyncio.CancelledError:
             writer.reply.end("interrupted", STOPPED, f"⚠ {display_name}: {STOPPED}")
             self._close_later(writer, threads)
@@ -125,9 +138,15 @@ class TurnRunner:
         await asyncio.gather(*late, return_exceptions=True)
 
     async def _prompt(
-        self, turn: Turn, writer: ReplyWriter, earlier: InFlight | None, threads: ChildThreads
+        self,
+        turn: Turn,
+        writer: ReplyWriter,
+        earlier: InFlight | None,
+        running: RunningTurn,
+        threads: ChildThreads,
     ) -> str | None:
-        """Run the agent's turn with `writer` listening; the reason it failed, or None."""
+        """Run the agent's turn with `writer`, `running` and the subagents' `threads` listening; the reason
+        it failed, or None."""
         agent: Agent | None = None
         try:
             path = self.factory.session_path(turn.agent, turn.conversation)
@@ -135,14 +154,17 @@ class TurnRunner:
             agent = self.factory.build(turn.agent, turn.conversation)
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
+            agent.subscribe(running.on_event)
             agent.subscribe(threads.on_event)
+            running.agent = agent
             ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
-        except _PEOPLE_ERRORS as error:
+        except (UserError, OSError) as error:  # what a person can fix, or the disk or system refused
             return str(error)
         except Exception as error:
             log.exception("The turn of %s for %s crashed", turn.agent, turn.event_id)
             return f"{type(error).__name__}: {error}"
         finally:
+            running.agent = None  # a closed agent takes no notices
             if agent is not None:
                 await agent.aclose()
         return failure_reason(ended)
@@ -177,7 +199,7 @@ def _is_prompt(message: Any, prompt: str) -> bool:
     return "".join(text for text in texts if isinstance(text, str)) == prompt
 
 
-def failure_reason(ended: ev.TurnEnded) -> str | None:
+def failure_reason(ended: TurnEnded) -> str | None:
     if ended.error is not None:
         return str(ended.error)
     if ended.aborted:

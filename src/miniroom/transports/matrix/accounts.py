@@ -15,7 +15,7 @@ from mautrix.client import ClientAPI
 from mautrix.errors import MatrixRequestError, MUnknownToken
 from mautrix.types import UserID
 
-from miniroom.rooms.config import MatrixConfig
+from miniroom.config.config_yaml import MatrixConfig
 from miniroom.transports.matrix.errors import UNREACHABLE, MatrixTransportError, refused, unreachable
 from miniroom.transports.matrix.store import Credentials, MatrixStore
 

@@ -14,7 +14,7 @@ from mautrix.api import Path as ApiPath
 from mautrix.errors import MatrixRequestError
 from mautrix.types import RoomID, UserID
 
-from miniroom.rooms.config import MatrixConfig
+from miniroom.config.config_yaml import MatrixConfig
 from miniroom.rooms.transport import Content, Event, agents_of_room
 from miniroom.transports.matrix.accounts import ROUTER, Account, localpart, sign_in
 from miniroom.transports.matrix.errors import MatrixTransportError, refused

@@ -1,7 +1,7 @@
 """Settings problems phrased for people, whatever the file's format: key paths, pydantic errors, hints.
 
-Format-neutral and importing nothing of miniroom, so every layer can use it: YAML files add their lines
-(`miniroom.engine.yaml_source`), `models.json` its JSON wording (`miniroom.llm.models_json`).
+Format-neutral: YAML files add their lines (`miniroom.config.yaml_source`), `models.json` its JSON wording
+(`miniroom.llm.models_json`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else str(self.path)
-        return f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}"
+        return printable(f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}")
 
     def detail(self) -> str:
         """The problem without the file name: `line 7: key: message`."""
@@ -91,6 +91,14 @@ class Wording:
     got: str = ""
     show: Callable[[object], str] = field(default=_show_nothing)
     exact: Mapping[str, str] = field(default_factory=dict)
+
+
+def printable(text: str) -> str:
+    """`text` with each control or invisible character escaped (`\\x1b`), so a file cannot play tricks on
+    the terminal that shows a message about it, nor split the message's line."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode() for char in text)
 
 
 def invalid(message: str, **context: object) -> PydanticCustomError:
@@ -215,3 +223,7 @@ def _tagged_members(node: Any) -> dict[object, Any] | None:
 
 def _is_model(node: Any) -> bool:
     return isinstance(node, type) and issubclass(node, BaseModel)
+
+
+# A settings file's one validator, `check_<file>(path)`: every problem in the file, errors and warnings.
+Validator = Callable[[Path], list[Problem]]

@@ -1,23 +1,30 @@
-"""The schema of `config.yaml` (agents, rooms, models, router, bot accounts, Matrix) and its loader."""
+"""The schema of `config.yaml` (agents, rooms, models, router, bot accounts, Matrix) and its reader.
+
+The file is checked here as far as it can be on its own: shapes, and the references between its sections.
+What needs the rest of miniroom (tool names, model names, profiles) is checked by the caller's `checks`;
+`miniroom.agent.config_yaml_check` is the loader that adds them.
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, unmet_requirements
-from miniroom.engine.yaml_source import YamlSource, YamlSourceError, parse_yaml
-from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
-from miniroom.rooms.thread_mode import DEFAULT_THREAD_MODE, ThreadMode
-from miniroom.settings_errors import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
+from miniroom.config.errors import UserError
+from miniroom.config.problems import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
+from miniroom.config.settings_file import SettingsFileError, read_settings_text
+from miniroom.config.yaml_source import YamlSource, parse_yaml
 
 __all__ = [
-    "AgentConfig",
+    "DEFAULT_THREAD_MODE",
+    "THREAD_MODES",
+    "AgentEntry",
+    "ConfigCheck",
     "ConfigError",
     "DefaultsConfig",
     "LlmJudgment",
@@ -27,10 +34,16 @@ __all__ = [
     "RoomConfig",
     "RoomsConfig",
     "RouterConfig",
+    "ThreadMode",
     "TypesafeJudgment",
-    "load_config",
-    "validate_config",
+    "config_error",
+    "read_config",
+    "validate_config_data",
 ]
+
+ThreadMode = Literal["thread", "room"]
+THREAD_MODES: tuple[ThreadMode, ...] = ("thread", "room")
+DEFAULT_THREAD_MODE: ThreadMode = "thread"
 
 _VARIABLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 _USER_ID = re.compile(r"@[^:\s]+:\S+")
@@ -38,8 +51,12 @@ _SECRET_KEY = re.compile(r"password|passwd|token|secret|api_?key|access_key", re
 _MAX_PROBLEMS = 20
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """`config.yaml` is wrong; the message names the file, line, key and fix of every problem."""
+
+    def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)  # each problem, for callers that list them one by one
 
 
 def _user_id(value: str) -> str:
@@ -78,7 +95,7 @@ class TypesafeJudgment(_Strict):
     timeout_seconds: float = Field(default=1.5, gt=0)
 
 
-Judgment = Annotated[LlmJudgment | TypesafeJudgment, Field(discriminator="provider")]
+JudgmentConfig = Annotated[LlmJudgment | TypesafeJudgment, Field(discriminator="provider")]
 
 
 class ParticipationConfig(_Strict):
@@ -87,10 +104,10 @@ class ParticipationConfig(_Strict):
     debounce_seconds: float = Field(default=3.0, ge=0)
     instructions: str | None = None
     decline_reaction: str | None = None
-    judgment: Judgment | None = None
+    judgment: JudgmentConfig | None = None
 
 
-class AgentConfig(_Strict):
+class AgentEntry(_Strict):
     """`agents.<name>`."""
 
     display_name: str | None = None
@@ -121,19 +138,6 @@ class ModelConfig(_Strict):
 
     model: str
     variables: list[VariableLine] = Field(default_factory=list)
-
-    @field_validator("model")
-    @classmethod
-    def _model_name(cls, value: str) -> str:
-        if "/" not in value:
-            raise ValueError(
-                f'"{value}" has no provider; write it as provider/model[:thinking], e.g. {NAME_EXAMPLE}'
-            )
-        try:
-            parse_model_name(value)
-        except ModelConfigError as exc:
-            raise ValueError(str(exc)) from None
-        return value
 
     def variable_map(self) -> dict[str, str]:
         """The variables as a mapping; a later line wins over an earlier one with the same name."""
@@ -171,7 +175,7 @@ class MatrixConfig(_Strict):
 class RoomsConfig(_Strict):
     """The whole `config.yaml`."""
 
-    agents: dict[str, AgentConfig] = Field(default_factory=dict)
+    agents: dict[str, AgentEntry] = Field(default_factory=dict)
     rooms: dict[str, RoomConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     router: RouterConfig = Field(default_factory=RouterConfig)
@@ -189,34 +193,36 @@ class RoomsConfig(_Strict):
         return value
 
 
-def load_config(path: str | Path) -> RoomsConfig:
-    """Read and validate `path`; `ConfigError` names the file, line, key and fix for every problem."""
-    path = Path(path)
+ConfigCheck = Callable[[RoomsConfig], list[Finding]]  # a check of a valid shape: what is wrong, where
+
+
+def read_config(path: Path, checks: Sequence[ConfigCheck] = ()) -> tuple[RoomsConfig, YamlSource]:
+    """The validated config and the file it came from (to locate later checks); ConfigError names the file,
+    line, key and fix of every problem."""
     try:
-        text = path.read_text(encoding="utf-8")
+        parsed = parse_yaml(read_settings_text(path), path)
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file; pass --config or set MINIROOM_CONFIG.") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text; save it as UTF-8.") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}.") from None
-    try:
-        parsed = parse_yaml(text, path)
-    except YamlSourceError as exc:
-        raise ConfigError(f"{exc.problem}." if exc.problem.line else str(exc.problem)) from None
+        missing = Problem(path, None, "", "no such file; pass --config or set MINIROOM_CONFIG")
+        raise config_error([missing], str(path)) from None
+    except SettingsFileError as exc:
+        raise config_error([exc.problem], str(path)) from None
     if parsed.duplicates:
         message = "appears twice (first on line {}); keep one"
         twice = [
             Problem(path, d.line, key_path(d.loc), message.format(d.first_line)) for d in parsed.duplicates
         ]
-        raise ConfigError(_describe(twice, str(path)))
-    return validate_config(parsed.data, source=str(path), parsed=parsed)
+        raise config_error(twice, str(path))
+    return validate_config_data(parsed.data, checks, source=str(path), parsed=parsed), parsed
 
 
-def validate_config(
-    data: object, *, source: str = "config.yaml", parsed: YamlSource | None = None
+def validate_config_data(
+    data: object,
+    checks: Sequence[ConfigCheck] = (),
+    *,
+    source: str = "config.yaml",
+    parsed: YamlSource | None = None,
 ) -> RoomsConfig:
-    """Validate parsed `config.yaml` data (the loader, the web UI and `config check` share this).
+    """Validate parsed `config.yaml` data: its shape, then the references between sections and `checks`.
 
     `parsed`, the file the data came from, gives each problem its line.
     """
@@ -226,10 +232,10 @@ def validate_config(
         config = RoomsConfig.model_validate(data)
     except ValidationError as exc:
         found = findings(exc, RoomsConfig, _WORDING)
-        raise ConfigError(_describe(_locate(found, source, parsed), source)) from None
-    problems = cross_check(config)
+        raise config_error(_locate(found, source, parsed), source) from None
+    problems = cross_check(config) + [finding for check in checks for finding in check(config)]
     if problems:
-        raise ConfigError(_describe(_locate(problems, source, parsed), source))
+        raise config_error(_locate(problems, source, parsed), source)
     return config
 
 
@@ -243,7 +249,6 @@ def cross_check(config: RoomsConfig) -> list[Finding]:
         problems += models.check((*where, "model"), agent.model, f'agent "{name}"')
         for index, room in enumerate(agent.rooms):
             problems += rooms.check((*where, "rooms", index), room, f'agent "{name}"')
-        problems += _tool_problems(where, agent.tools)
         judgment = agent.participation.judgment if agent.participation else None
         if isinstance(judgment, LlmJudgment):
             path = (*where, "participation", "judgment", "model")
@@ -281,17 +286,6 @@ def _alias_problems(config: RoomsConfig) -> list[Finding]:
     return problems
 
 
-def _tool_problems(where: tuple[str, ...], tools: Sequence[str]) -> list[Finding]:
-    """An agent's `tools:` allowlist names built-in tools only."""
-    problems = []
-    for index, tool in enumerate(tools):
-        if tool not in BUILTIN_TOOL_NAMES:
-            hint = did_you_mean(tool, BUILTIN_TOOL_NAMES) or f"the tools are {', '.join(BUILTIN_TOOL_NAMES)}"
-            problems.append(Finding((*where, "tools", index), f'"{tool}" is not a built-in tool ({hint})'))
-    problems += [Finding((*where, "tools"), problem) for problem in unmet_requirements(tools)]
-    return problems
-
-
 class _Names:
     """The keys of one section, to check references against."""
 
@@ -318,10 +312,12 @@ def _locate(found: Sequence[Finding], source: str, parsed: YamlSource | None) ->
     ]
 
 
-def _describe(problems: Sequence[Problem], source: str) -> str:
-    """One `file:line: key.path: message` line per problem, in line order."""
-    ordered = [str(problem) for problem in sorted(problems, key=lambda problem: problem.line or 0)]
-    return "\n".join(at_most(ordered, _MAX_PROBLEMS, lambda count: f"{source}: … and {count} more problems"))
+def config_error(problems: Sequence[Problem], source: str) -> ConfigError:
+    """The error for these problems: one `file:line: key.path: message` line each, in line order."""
+    ordered = sorted(problems, key=lambda problem: problem.line or 0)
+    lines = [str(problem) for problem in ordered]
+    more = at_most(lines, _MAX_PROBLEMS, lambda count: f"{source}: … and {count} more problems")
+    return ConfigError("\n".join(more), ordered)
 
 
 def _unknown_key(key: str, allowed: Sequence[str]) -> str:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.rooms.config import ConfigError, LlmJudgment, load_config, validate_config
+from miniroom.agent.config_yaml_check import load_config, validate_config
+from miniroom.config.config_yaml import ConfigError, LlmJudgment
 
 VALID = """\
 agents:
@@ -238,7 +239,9 @@ def test_a_missing_file_says_how_to_point_at_one(tmp_path: Path) -> None:
 def test_a_file_that_is_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     path.write_bytes(b"agents: {\xff: 1}\n")
-    with pytest.raises(ConfigError, match="not UTF-8 text; save it as UTF-8"):
+    with pytest.raises(
+        ConfigError, match=r"config\.yaml:1: is not UTF-8 text \(byte 0xff\): save it as UTF-8$"
+    ):
         load_config(path)
 
 

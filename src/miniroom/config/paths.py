@@ -1,4 +1,4 @@
-"""Where `miniroom serve` finds its files: config.yaml and the runtime's data folder beside it."""
+"""Where miniroom finds config.yaml, and the runtime's data folder beside it."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ DATA_DIR_NAME = "miniroom_data"
 DEFAULT_CONFIG = "config.yaml"
 
 
-def config_path(argument: str | None, env: Mapping[str, str]) -> Path:
-    """--config, else MINIROOM_CONFIG, else ./config.yaml."""
-    return Path(argument or env.get("MINIROOM_CONFIG") or DEFAULT_CONFIG).expanduser()
+def config_path(argument: str | None, env: Mapping[str, str], folder: Path = Path()) -> Path:
+    """--config, else MINIROOM_CONFIG, else config.yaml in `folder` (the working folder)."""
+    return Path(argument or env.get("MINIROOM_CONFIG") or folder / DEFAULT_CONFIG).expanduser()
 
 
 def data_dir_for(config: Path, env: Mapping[str, str]) -> Path:

@@ -1,0 +1,97 @@
+"""The base of every YAML settings file's shape, and pydantic's errors phrased for those files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
+from pydantic.alias_generators import to_camel
+from pydantic_core import ErrorDetails
+
+from miniroom.config.problems import Problem, Wording, did_you_mean, findings, invalid, phrase
+from miniroom.config.yaml_source import YamlSource
+
+
+def describe_value(value: object) -> str:
+    """A value as the user wrote it in YAML, for `got ...` in messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "nothing"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        return json.dumps(shown, ensure_ascii=False)
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+MAX_WHOLE = 2**31 - 1  # beyond it a count or a timeout is a typo, and some provider APIs overflow
+
+
+def positive_whole_or_none(value: object) -> object:
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_WHOLE:
+        raise invalid("must be at most {most}, got {got}", most=MAX_WHOLE, got=describe_value(value))
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    raise invalid("must be a whole number above zero, got {got}", got=describe_value(value))
+
+
+OptionalPositiveWhole = Annotated[int | None, BeforeValidator(positive_whole_or_none)]
+
+
+class SettingsModel(BaseModel):
+    """The base of every file shape: camelCase keys, no unknown keys, no silent type coercion."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=to_camel, frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_means_unset(cls, data: Any) -> Any:
+        # An empty value never zeroes a setting: it counts as unset and the default answers.
+        if isinstance(data, dict):
+            return {k: None if isinstance(v, str) and not v.strip() else v for k, v in data.items()}
+        return data
+
+
+def _unknown_key(key: str, valid: Sequence[str]) -> str:
+    if not valid:
+        return "unknown key: delete it"
+    hint = did_you_mean(key, valid)
+    return f"unknown key: {hint + ' ' if hint else ''}the valid keys are {', '.join(valid)}"
+
+
+WORDING = Wording(
+    unknown_key=_unknown_key,
+    words={
+        "missing": "is required: add it",
+        "list": "must be a list (one `- item` per line)",
+        "mapping": "must be a mapping of keys to values",
+    },
+    fallback="{msg}",
+    got=", got {got}",
+    show=describe_value,
+    exact={"literal_error": "must be one of {expected}, got {got}"},
+)
+
+
+def error_message(item: ErrorDetails, model: type[BaseModel] | None = None) -> str:
+    """Pydantic's error as a person's message; `model` (where it was validated) lists the valid keys."""
+    return phrase(item, WORDING, model)
+
+
+def validation_problems(
+    source: YamlSource, error: ValidationError, model: type[BaseModel], prefix: Sequence[str | int] = ()
+) -> list[Problem]:
+    """One Problem per pydantic error, located in `source` under `prefix` (where `model` was validated)."""
+    return [source.problem((*prefix, *found.loc), found.message) for found in findings(error, model, WORDING)]

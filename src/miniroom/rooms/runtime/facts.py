@@ -1,0 +1,82 @@
+"""The room facts every handler reads: an event's conversation, a room's state, threads and sender names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from miniroom.config.config_yaml import RoomsConfig
+from miniroom.rooms.conversation import Conversation, resolve_conversation
+from miniroom.rooms.events import RoomEvent
+from miniroom.rooms.mentions import plain_mentions
+from miniroom.rooms.policy import (
+    RoomPolicy,
+    RoomState,
+    ThreadState,
+    room_agents,
+    room_policy,
+    room_thread_modes,
+)
+from miniroom.rooms.runtime.room_view import member_name, related_events, thread_state
+from miniroom.rooms.runtime.state_store import ThreadModeStore
+from miniroom.rooms.thread_mode import RoomRef
+from miniroom.rooms.transport import Event, RoomTransport
+
+
+class RoomFacts:
+    """Reads what the policy decides from, through the transport; `learn_accounts` once it has started."""
+
+    def __init__(self, config: RoomsConfig, transport: RoomTransport, thread_modes: ThreadModeStore) -> None:
+        self.config, self.transport, self.thread_modes = config, transport, thread_modes
+        self.room_agents = room_agents(config)  # room key -> the agents config.yaml puts there
+        self.policy = RoomPolicy(agents=())
+        self._room_keys: dict[str, str] = {}  # room id -> room key
+
+    def learn_accounts(self) -> None:
+        """Build the policy from the agents' user ids and map room ids to keys (the transport knows both)."""
+        user_ids = {name: self.transport.agent_user_id(name) for name in self.config.agents}
+        self.policy = room_policy(self.config, user_ids)
+        for key in self.config.rooms:
+            room_id = self.transport.room_id(key)
+            if room_id is not None:
+                self._room_keys[room_id] = key
+
+    def is_agent(self, user_id: str) -> bool:
+        return user_id in self.policy.agents_by_user_id
+
+    async def related(self, event: RoomEvent) -> dict[str, Event]:
+        """The earlier events `event` points at (its target, its reply chain), by event id."""
+        return await related_events(self.transport, event)
+
+    async def conversation(self, event: RoomEvent) -> Conversation:
+        related = await self.related(event)
+        return resolve_conversation(event, related.get)
+
+    async def room_state(self, room_id: str) -> RoomState:
+        """Members, thread modes (with the `!thread_mode` override) and the agents config.yaml puts here."""
+        key = self._room_keys.get(room_id)
+        alias = self.config.rooms[key].alias if key is not None else None
+        modes, _router_mode = room_thread_modes(
+            self.config, RoomRef(room_id, key, alias), self.thread_modes.get(room_id)
+        )
+        joined = frozenset(await self.transport.joined_members(room_id))
+        configured = frozenset(self.room_agents[key]) if key is not None else None
+        return RoomState(room_id, joined, modes, configured_agents=configured)
+
+    async def thread(self, conversation: Conversation, answering: Iterable[str]) -> ThreadState:
+        """The conversation's thread, with `answering` (agent names) as the agents still answering in it."""
+        user_ids = [self.transport.agent_user_id(name) for name in answering]
+        return await thread_state(self.transport, conversation, user_ids)
+
+    def agent_name(self, agent: str) -> str:
+        return self.config.agents[agent].display_name or agent
+
+    async def sender_name(self, room_id: str, user_id: str) -> str:
+        """How a sender is named in an agent's prompt: an agent's display name, else the member's."""
+        agent = self.policy.agents_by_user_id.get(user_id)
+        if agent is not None:
+            return self.agent_name(agent.name)
+        return await member_name(self.transport, room_id, user_id)
+
+    def mentioned_agents(self, text: str) -> tuple[str, ...]:
+        """The user ids of the agents `text` mentions by name (for a reply's `m.mentions`)."""
+        return plain_mentions(text, self.policy.agent_mentions)
