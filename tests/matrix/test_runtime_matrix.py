@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from miniroom.rooms.commands import ROOM_ADMIN_ONLY
-from miniroom.rooms.runtime.content import permalink
+from miniroom.rooms.content import permalink
 from miniroom.testing.scripted_provider import RecordedRequest, Reply, ScriptedProvider
 from tests.matrix.conftest import MakeHuman
 from tests.matrix.humans import Event
