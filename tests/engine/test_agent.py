@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from miniroom.engine import events as ev
+from miniroom.engine.agent import ABORTED_TOOL_TEXT
 from miniroom.engine.session import Session
+from miniroom.engine.tool import ToolContext, ToolResult
 from miniroom.llm.errors import ErrorKind
-from miniroom.llm.messages import ToolResultMessage, UserMessage
+from miniroom.llm.messages import ToolResultMessage, ToolSpec, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.conftest import MakeAgent
 
@@ -158,3 +161,52 @@ async def test_a_runaway_tool_loop_stops_at_the_request_limit(
     again = await agent.prompt("enough, sum up")  # the next turn counts from zero and goes on from there
     assert again.error is None
     assert again.message.text == "stopped looping"
+
+
+class CleanupTool:
+    """`quick` returns at once; `slow` runs until cancelled, then takes a while to clean up."""
+
+    name = "cleanup_test"
+    spec = ToolSpec("cleanup_test", "test", {"type": "object", "properties": {"mode": {"type": "string"}}})
+
+    def __init__(self) -> None:
+        self.cleaned = False
+        self.waiting = asyncio.Event()
+
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        return arguments["mode"]
+
+    def summary(self, arguments: dict[str, Any]) -> str:
+        return "Cleanup test"
+
+    async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
+        if params == "quick":
+            return ToolResult.text("quick result")
+        try:
+            self.waiting.set()
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            for _ in range(20):  # cleaning up takes several turns of the loop
+                await asyncio.sleep(0)
+            self.cleaned = True
+            raise
+        return ToolResult.text("never")
+
+
+async def test_an_abort_waits_for_every_call_to_clean_up_and_keeps_finished_results(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
+    tool = CleanupTool()
+    provider.script(
+        Reply(tool_calls=[("cleanup_test", {"mode": "quick"}), ("cleanup_test", {"mode": "slow"})])
+    )
+    agent, _ = make_agent(provider, tmp_path, tools=[tool])
+    turn = asyncio.create_task(agent.prompt("go"))
+    await asyncio.wait_for(tool.waiting.wait(), 10)  # the quick call, started first, has returned
+    agent.abort()
+    ended = await asyncio.wait_for(turn, 10)
+    assert ended.aborted
+    assert tool.cleaned  # the turn ended only once the slow call had cleaned up
+    quick, slow = (m for m in agent.messages if isinstance(m, ToolResultMessage))
+    assert quick.text == "quick result"
+    assert slow.text == ABORTED_TOOL_TEXT

@@ -88,11 +88,11 @@ def test_interrupted_tool_call_is_repaired_with_an_error_result(tmp_path: Path) 
     session.append_message(ToolResultMessage("c1", "bash", [TextContent("ok")]))
     session.close()
     with Session.load(session.path) as loaded:
-        assert loaded.repair_interrupted_tool_calls() == 1
+        assert loaded.repair_interrupted_tool_calls() == ["c2"]
         last = loaded.messages()[-1]
         assert isinstance(last, ToolResultMessage)
         assert (last.tool_call_id, last.is_error, last.text) == ("c2", True, INTERRUPTED_TOOL_TEXT)
-        assert loaded.repair_interrupted_tool_calls() == 0
+        assert loaded.repair_interrupted_tool_calls() == []
 
 
 def test_a_file_that_is_not_a_session_is_refused_clearly(tmp_path: Path) -> None:

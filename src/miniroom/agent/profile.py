@@ -237,6 +237,11 @@ def read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]
     return profiles, problems
 
 
+def profile_names(project_dir: Path) -> list[str]:
+    """The names of the valid profiles in the project's miniagent.yml, sorted."""
+    return sorted(read_profiles(project_dir / PROFILE_FILE)[0])
+
+
 def check_profile_file(path: Path) -> list[Problem]:
     """Everything wrong in a miniagent.yml, with line numbers (for `config check`)."""
     return read_profiles(path)[1]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from miniroom.agent.subagents.tools import SUBAGENT_TOOL_CLASSES
 from miniroom.config.problems import did_you_mean
 from miniroom.tools import BUILTIN_TOOL_NAMES, TOOL_REQUIRES
 
 _TOOL_LIST = ", ".join(BUILTIN_TOOL_NAMES)
-AGENT_TOOL_NAMES = ("agent", "agent_start", "agent_check", "agent_stop")
+AGENT_TOOL_NAMES = tuple(tool.name for tool in SUBAGENT_TOOL_CLASSES)
 CATALOGUE_TOOLS = {"fetch": "fetch.yml", "search": "search.yml"}
 
 

@@ -10,11 +10,21 @@ import signal
 import sys
 from typing import TextIO
 
+from miniroom.agent.subagents.progress import SubagentStatus, progress_line
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import agent_from_args
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable, stop_signals_call
 from miniroom.cli.render import first_line, notice_line, recreation_line, tool_text, usage_line
-from miniroom.engine import Agent, AgentEvent, TextDelta, ThinkingDelta, ToolEnded, ToolStarted, TurnEnded
+from miniroom.engine import (
+    Agent,
+    AgentEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnded,
+    ToolStarted,
+    ToolUpdated,
+    TurnEnded,
+)
 from miniroom.llm import Usage
 from miniroom.tools.todo_write import latest_todos, render_todos
 
@@ -27,6 +37,7 @@ class ChatView:
         self.session_usage = session_usage  # the agent's live running total
         self._mid_line = False
         self._thinking = False  # a "thinking" line is shown once per stretch of reasoning
+        self._subagents: dict[str, str | None] = {}  # call id -> the subagent tool last shown
 
     def _line(self, text: str) -> None:
         if self._mid_line:
@@ -35,7 +46,24 @@ class ChatView:
         self.out.write(text + "\n")
         self.out.flush()
 
+    def _subagent(self, event: ToolUpdated) -> None:
+        """A line when a subagent starts, turns to another tool, and ends: what it does and its tokens."""
+        status = SubagentStatus.of(event.details)
+        if status is None or status.phase == "queued":
+            return
+        shown = self._subagents.get(event.call_id, "")
+        if status.phase == "progress" and status.tool in (None, shown):
+            return
+        self._subagents[event.call_id] = status.tool
+        line = f"  ↳ {progress_line(status)}"
+        if status.phase == "end" and status.outcome:
+            line += f" — {first_line(status.outcome, 80)}"
+        self._line(line)
+
     def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, ToolUpdated):
+            self._subagent(event)
+            return
         if isinstance(event, ThinkingDelta):
             if not self._thinking:
                 self._line("💭 thinking…")

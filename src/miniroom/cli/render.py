@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from miniroom.agent.subagents.progress import SubagentStatus
 from miniroom.engine import (
     Agent,
     AgentEvent,
@@ -17,6 +18,7 @@ from miniroom.engine import (
     ToolEnded,
     ToolResult,
     ToolStarted,
+    ToolUpdated,
     TurnEnded,
     UsageReported,
     retry_line,
@@ -110,8 +112,28 @@ _RECORDS: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {
 }
 
 
+def subagent_record(event: ToolUpdated) -> dict[str, Any] | None:
+    """`subagent_start` when a subagent's session began, `subagent_end` when it ended; else None."""
+    status = SubagentStatus.of(event.details)
+    if status is None or status.session is None or status.phase not in ("start", "end"):
+        return None
+    record: dict[str, Any] = {
+        "type": f"subagent_{status.phase}",
+        "id": event.call_id,
+        "tool": event.name,
+        "session": status.session,
+        "description": status.description,
+        "task": status.task,
+    }
+    if status.phase == "end":
+        record.update(state=status.state, usage=usage_to_dict(status.usage))
+    return record
+
+
 def event_record(event: AgentEvent) -> dict[str, Any] | None:
     """The JSON object `run --json` prints for an event, or None for events it does not print."""
+    if isinstance(event, ToolUpdated):
+        return subagent_record(event)
     entry = _RECORDS.get(type(event))
     if entry is None:
         return None

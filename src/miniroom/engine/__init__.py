@@ -4,7 +4,7 @@ The layer's one public face: other layers import from here, never from its modul
 holds them to it); the modules themselves import one another directly.
 """
 
-from miniroom.engine.agent import Agent, AgentConfig
+from miniroom.engine.agent import ABORTED_TOOL_TEXT, Agent, AgentConfig
 from miniroom.engine.events import (
     AgentEvent,
     Compacted,
@@ -15,31 +15,49 @@ from miniroom.engine.events import (
     ThinkingDelta,
     ToolEnded,
     ToolStarted,
+    ToolUpdated,
     TurnEnded,
     UsageReported,
 )
+from miniroom.engine.inbox import Hold, TurnInbox
 from miniroom.engine.notices import retry_line
 from miniroom.engine.retry_policy import RetryPolicy, check_retry_file, load_retry_policy
-from miniroom.engine.session import Session, SessionError, directory_for_cwd
+from miniroom.engine.session import (
+    CUSTOM_ENTRY,
+    INTERRUPTED_TOOL_TEXT,
+    PARENT_CALL_KEY,
+    Session,
+    SessionError,
+    directory_for_cwd,
+)
 from miniroom.engine.session_index import (
+    SessionInfo,
+    child_session_paths,
+    child_sessions,
     find_session_path,
     latest_session_path,
     list_sessions,
     session_id_of,
 )
-from miniroom.engine.tool import Tool, ToolContext, ToolError, ToolResult, ToolSettings
+from miniroom.engine.tool import Tool, ToolContext, ToolError, ToolResult, ToolSettings, UntimedTool
 
 __all__ = [
+    "ABORTED_TOOL_TEXT",
+    "CUSTOM_ENTRY",
+    "INTERRUPTED_TOOL_TEXT",
+    "PARENT_CALL_KEY",
     "Agent",
     "AgentConfig",
     "AgentEvent",
     "Compacted",
     "EventListener",
+    "Hold",
     "MessageCompleted",
     "RetryPolicy",
     "RetryScheduled",
     "Session",
     "SessionError",
+    "SessionInfo",
     "TextDelta",
     "ThinkingDelta",
     "Tool",
@@ -49,9 +67,14 @@ __all__ = [
     "ToolResult",
     "ToolSettings",
     "ToolStarted",
+    "ToolUpdated",
     "TurnEnded",
+    "TurnInbox",
+    "UntimedTool",
     "UsageReported",
     "check_retry_file",
+    "child_session_paths",
+    "child_sessions",
     "directory_for_cwd",
     "find_session_path",
     "latest_session_path",

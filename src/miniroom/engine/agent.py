@@ -12,6 +12,7 @@ import httpx
 
 import miniroom.engine.events as ev
 from miniroom.engine.compaction import Compactor
+from miniroom.engine.inbox import TurnInbox
 from miniroom.engine.model_context import model_context
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
@@ -20,12 +21,11 @@ from miniroom.engine.tool import (
     ClosableTool,
     Tool,
     ToolContext,
-    ToolError,
     ToolResult,
     ToolSettings,
+    run_tool_call,
 )
 from miniroom.llm import (
-    INVALID_ARGUMENTS_KEY,
     AssistantMessage,
     Context,
     ErrorKind,
@@ -79,6 +79,13 @@ def _waited_too_long(failure: ProviderFailure, wait: float) -> ProviderFailure:
     return replace(failure, message=failure.message + note)
 
 
+def _finished_result(task: asyncio.Future[ToolResult]) -> ToolResult:
+    """A call's result when it finished before an abort reached it; else the aborted result."""
+    if task.cancelled() or task.exception() is not None:
+        return ToolResult.text(ABORTED_TOOL_TEXT, is_error=True)
+    return task.result()
+
+
 class Agent:
     """Runs turns of one session. UIs `subscribe` to events; `abort` stops the request and kills tools."""
 
@@ -93,6 +100,8 @@ class Agent:
         self.session_usage = session.total_usage()
         self._tools = {tool.name: tool for tool in config.tools}
         self._listeners: list[ev.EventListener] = []
+        self.inbox = TurnInbox()
+        self._turn_usage = Usage()
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
 
@@ -129,23 +138,40 @@ class Agent:
         if not self.messages or not isinstance(self.messages[-1], UserMessage):
             raise ValueError(f"{self.session.path} does not end with a user message to answer")
         self._aborted = False
-        turn_usage = Usage()
-        for _ in range(self.config.max_model_requests):
-            message, error = await self._request(turn_usage)
-            if error is not None or message.stop_reason == "aborted" or not message.tool_calls:
-                return self._end_turn(message, turn_usage, error)
-            for result in await self._run_tools(message.tool_calls):
-                self._record(result)
-            if self._aborted:
-                return self._end_turn(message, turn_usage, None)
-        return self._end_turn(message, turn_usage, request_limit_failure(self.config.max_model_requests))
-
-    def _end_turn(
-        self, message: AssistantMessage, usage: Usage, error: ProviderFailure | None
-    ) -> ev.TurnEnded:
-        ended = ev.TurnEnded(message, usage, error, aborted=self._aborted)
+        self._turn_usage = Usage()
+        try:
+            message, error = await self._steps()
+        finally:
+            await self.inbox.stop_holds()  # nothing promised to this turn outlives it
+        ended = ev.TurnEnded(message, self._turn_usage, error, aborted=self._aborted)
         self._emit(ended)
         return ended
+
+    async def _steps(self) -> tuple[AssistantMessage, ProviderFailure | None]:
+        """Requests and tool batches until the model answers without tools and the inbox brings nothing."""
+        for _ in range(self.config.max_model_requests):
+            for incoming in self.inbox.take():
+                self._record(incoming)
+            message, error = await self._request(self._turn_usage)
+            if error is not None or message.stop_reason == "aborted":
+                return message, error
+            if message.tool_calls:
+                for result in await self._run_tools(message.tool_calls):
+                    self._record(result)
+            elif not await self._inbox_brings_more():
+                return message, None
+            if self._aborted:
+                return message, None
+        return message, request_limit_failure(self.config.max_model_requests)
+
+    async def _inbox_brings_more(self) -> bool:
+        """After an answer without tool calls: whether a message is waiting, or comes while work is held."""
+        try:
+            await self._abortable(self.inbox.wait())
+        except asyncio.CancelledError:
+            if not self._aborted:
+                raise
+        return self.inbox.has_messages and not self._aborted
 
     def _record(self, message: Message) -> None:
         self.messages.append(message)
@@ -267,12 +293,14 @@ class Agent:
             tool = self._tools.get(call.name)
             summary = tool.summary(call.arguments) if tool else call.name
             self._emit(ev.ToolStarted(call.id, call.name, call.arguments, summary))
+        running = [asyncio.ensure_future(self._run_tool(call)) for call in calls]
         try:
-            results = await self._abortable(asyncio.gather(*(self._run_tool(call) for call in calls)))
+            results = await self._abortable(asyncio.gather(*running))
         except asyncio.CancelledError:
+            await asyncio.wait(running)  # every call cleans up (kills its processes, stops its subagent)
             if not self._aborted:
                 raise
-            results = [ToolResult.text(ABORTED_TOOL_TEXT, is_error=True) for _ in calls]
+            results = [_finished_result(task) for task in running]
         messages = []
         for call, result in zip(calls, results, strict=True):
             self._emit(ev.ToolEnded(call.id, call.name, result))
@@ -284,30 +312,22 @@ class Agent:
         return messages
 
     async def _run_tool(self, call: ToolCall) -> ToolResult:
-        """Run one call; every failure becomes an error result the model reads, never a crash."""
-        tool = self._tools.get(call.name)
-        if tool is None:
-            available = ", ".join(sorted(self._tools)) or "none"
-            return ToolResult.text(
-                f"Unknown tool '{call.name}'. Available tools: {available}.", is_error=True
-            )
-        if INVALID_ARGUMENTS_KEY in call.arguments:
-            raw = str(call.arguments[INVALID_ARGUMENTS_KEY])[:500]
-            return ToolResult.text(
-                f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
-            )
-        timeout = self.config.tool_timeout
-        context = ToolContext(
-            self.config.cwd, timeout, self.config.model.accepts_images, self.config.tool_settings
+        return await run_tool_call(self._tools.get(call.name), call, self._tool_context(call), self._tools)
+
+    def _tool_context(self, call: ToolCall) -> ToolContext:
+        config = self.config
+        return ToolContext(
+            config.cwd,
+            config.tool_timeout,
+            config.model.accepts_images,
+            config.tool_settings,
+            call_id=call.id,
+            report=lambda details: self._emit(ev.ToolUpdated(call.id, call.name, details)),
+            spend=lambda usage: self._spend(usage, call),
+            inbox=self.inbox,
         )
-        try:
-            params = tool.validate(call.arguments)
-            return await asyncio.wait_for(tool.execute(params, context), timeout)
-        except ToolError as error:
-            return ToolResult.text(str(error), is_error=True)
-        except TimeoutError:
-            return ToolResult.text(
-                f"{call.name} timed out after {timeout:g} seconds and was stopped.", is_error=True
-            )
-        except Exception as error:  # a bug in a tool must not end the turn
-            return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)
+
+    def _spend(self, usage: Usage, call: ToolCall) -> None:
+        """What a call spent on the turn's behalf (a subagent's request): in the totals and the session."""
+        self._count_usage(usage, self._turn_usage)
+        self.session.append_spend(usage, toolCallId=call.id, tool=call.name)

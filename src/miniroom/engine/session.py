@@ -6,7 +6,7 @@ import json
 import os
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,13 +23,19 @@ from miniroom.llm import (
     UserMessage,
     message_from_dict,
     message_to_dict,
+    usage_to_dict,
 )
 
 SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (
     "The tool call was interrupted before it finished (the process stopped); it has no result."
 )
-REWIND_ENTRY, REWIND_TYPE = "custom", "rewind"  # marks where a conversation continues after a rewind
+CUSTOM_ENTRY = "custom"  # Pi's entry type for data outside the model's context, told apart by `customType`
+REWIND_ENTRY, REWIND_TYPE = CUSTOM_ENTRY, "rewind"  # marks where a conversation continues after a rewind
+SPEND_TYPE = "spend"  # usage a tool made on the session's behalf (a subagent's requests)
+# A subagent's session names its parent in its header: `parentSession` (the parent's id, where a recreated
+# session has the previous file's path) and the parent's tool call that started it.
+PARENT_CALL_KEY = "parentToolCallId"
 
 
 class SessionError(UserError):
@@ -73,6 +79,11 @@ class Session:
     def cwd(self) -> str:
         return str(self.header.get("cwd", ""))
 
+    @property
+    def parent_id(self) -> str | None:
+        """The id of the session whose subagent this session is, or None for a root session."""
+        return subagent_parent(self.header)
+
     @classmethod
     def create(
         cls,
@@ -82,9 +93,11 @@ class Session:
         parent_session: Path | None = None,
         *,
         session_id: str | None = None,
+        header: Mapping[str, Any] | None = None,
     ) -> Session:
         """A new session file in `directory`, named by its start time and id unless `file_name` is given;
-        `parent_session` is the file whose history it continues (Pi's `parentSession`)."""
+        `parent_session` is the file whose history it continues (Pi's `parentSession`); `header` adds fields
+        to the header (a subagent's link to its parent)."""
         directory.mkdir(parents=True, exist_ok=True)
         session_id = session_id or str(uuid.uuid4())
         stamp = _now_iso().replace(":", "-").replace(".", "-")
@@ -96,6 +109,7 @@ class Session:
             "timestamp": _now_iso(),
             "cwd": str(cwd),
             **({"parentSession": str(parent_session)} if parent_session else {}),
+            **(header or {}),
         }
         session = cls(path, header)
         session._write_line(header)
@@ -135,7 +149,7 @@ class Session:
         self._write_line(copied)
         self._index.add(copied)
         if copied["type"] == "message":
-            self._messages[copied["id"]] = source._message_of(entry)
+            self._messages[copied["id"]] = source.message_of(entry)
         self.leaf_id = copied["id"]
         self._branch = None
 
@@ -234,6 +248,12 @@ class Session:
         self._messages[entry["id"]] = message
         return entry
 
+    def append_spend(self, usage: Usage, **source: str) -> dict[str, Any]:
+        """Record usage made for this session outside its own requests; `source` says whose (tool, call)."""
+        return self.append(
+            CUSTOM_ENTRY, customType=SPEND_TYPE, data={"usage": usage_to_dict(usage), **source}
+        )
+
     def rewind(self, entry_id: str, reason: str) -> None:
         """Continue from `entry_id`: the entries after it stay in the file, on a side branch.
 
@@ -262,13 +282,14 @@ class Session:
         """The conversation the model sees: after a compaction, its summary then the entries it kept."""
         summary, entries = self.context_entries()
         prefix: list[Message] = [] if summary is None else [compaction_summary_message(summary)]
-        return prefix + [self._message_of(entry) for entry in entries]
+        return prefix + [self.message_of(entry) for entry in entries]
 
     def history(self) -> list[Message]:
         """Every message of the conversation, compacted ones too: what `sessions show` prints and counts."""
-        return [self._message_of(entry) for entry in self.branch() if entry["type"] == "message"]
+        return [self.message_of(entry) for entry in self.branch() if entry["type"] == "message"]
 
-    def _message_of(self, entry: dict[str, Any]) -> Message:
+    def message_of(self, entry: dict[str, Any]) -> Message:
+        """The message of a `message` entry of this session."""
         message = self._messages.get(entry["id"])
         if message is None:  # an entry appended as a plain dict
             message = self._messages[entry["id"]] = message_from_dict(entry["message"])
@@ -286,14 +307,15 @@ class Session:
         return _entry(found[0]) if found else None
 
     def total_usage(self) -> Usage:
-        """Tokens and cost of every request in the file: compacted turns and failed attempts included."""
+        """Tokens and cost of every request in the file, compacted turns and failed attempts included, and
+        of the requests made on its behalf (its subagents')."""
         total = Usage()
-        for usage in self._index.assistant_usages():
+        for usage in self._index.usages():
             total.add(usage)
         return total
 
-    def repair_interrupted_tool_calls(self) -> int:
-        """Give every tool call left without a result (a killed process) an error result; return how many."""
+    def repair_interrupted_tool_calls(self) -> list[str]:
+        """Give every tool call left without a result (a killed process) an error result; return their ids."""
         entries = self.context_entries()[1]
         if not any(_role(entry) == "assistant" for entry in entries):  # the last answer is older
             entries = self.branch()
@@ -313,7 +335,7 @@ class Session:
             self.append_message(
                 ToolResultMessage(str(call.get("id")), str(call.get("name")), text, is_error=True)
             )
-        return len(missing)
+        return [str(call.get("id")) for call in missing]
 
     def close(self) -> None:
         if self._file is not None:
@@ -335,6 +357,12 @@ def _entry(node: Node) -> dict[str, Any]:
 def _role(entry: dict[str, Any]) -> str | None:
     message = entry.get("message") if entry["type"] == "message" else None
     return str(message.get("role")) if isinstance(message, dict) else None
+
+
+def subagent_parent(header: Mapping[str, Any]) -> str | None:
+    """The parent session id a subagent's session header names; None for any other session."""
+    parent = header.get("parentSession")
+    return str(parent) if PARENT_CALL_KEY in header and parent else None
 
 
 def compaction_summary_message(summary: str) -> UserMessage:

@@ -24,6 +24,7 @@ from miniroom.llm import Message, MessageFormatError, Usage, message_from_dict, 
 # How miniroom writes an entry's first keys; any other line is parsed in full to find them.
 _ENTRY_START = re.compile(rb'\{"type":"([^"\\]*)","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")[,}]')
 _ASSISTANT = b'"assistant"'  # in every answer's line, however its writer spaced it
+_SPEND = b'"spend"'  # in every spend entry's line
 
 
 @dataclass
@@ -128,22 +129,35 @@ class SessionIndex:
         self.by_id[node.id] = node
         return node
 
-    def assistant_usages(self) -> Iterator[Usage]:
-        """The usage of every answer in the file, without parsing the other entries or building messages."""
+    def usages(self) -> Iterator[Usage]:
+        """The usage of every answer in the file and of every `spend` entry (requests made on the session's
+        behalf, e.g. by its subagents), without parsing the other entries or building messages."""
         for node in self.nodes:
-            if node.type != "message":
-                continue
-            if node.entry is not None:
-                raw = node.entry.get("message")
-            elif node.line is not None and _ASSISTANT in node.line:
-                raw = (_record(node.line) or {}).get("message")
-            else:
-                continue
-            if isinstance(raw, dict) and raw.get("role") == "assistant":
+            raw = self._usage_holder(node)
+            if raw is not None:
                 try:
                     yield usage_from_dict(raw.get("usage") or {})
                 except (AttributeError, TypeError, ValueError):
                     continue  # a damaged line: nothing a request cost can be read from it
+
+    def _usage_holder(self, node: Node) -> dict[str, Any] | None:
+        """The answer or spend record of `node` that carries a `usage`, parsed only when it may have one."""
+        marker = _ASSISTANT if node.type == "message" else _SPEND if node.type == "custom" else None
+        if marker is None:
+            return None
+        if node.entry is not None:
+            record: dict[str, Any] | None = node.entry
+        elif node.line is not None and marker in node.line:
+            record = _record(node.line)
+        else:
+            return None
+        if record is None:
+            return None
+        if node.type == "message":
+            message = record.get("message")
+            return message if isinstance(message, dict) and message.get("role") == "assistant" else None
+        data = record.get("data")
+        return data if record.get("customType") == "spend" and isinstance(data, dict) else None
 
     def path_to(self, leaf: str | None) -> list[Node]:
         """The entries from the root to `leaf`, in order."""

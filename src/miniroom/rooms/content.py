@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
+from urllib.parse import quote
 
 from miniroom.rooms.transport import Content
 
@@ -91,3 +92,8 @@ def reaction_content(target: str, key: str) -> Content:
 def redaction_content(target: str, reason: str | None) -> Content:
     """Room version 11 redaction content: `redacts` is in the content, not at the top level."""
     return {"redacts": target} if reason is None else {"redacts": target, "reason": reason}
+
+
+def permalink(room_id: str, event_id: str) -> str:
+    """A matrix.to link to an event: Matrix clients open it, and the web chat opens its thread."""
+    return f"https://matrix.to/#/{quote(room_id, safe='')}/{quote(event_id, safe='')}"

@@ -46,12 +46,14 @@ class ReplyText:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
+        self._tool_lines: dict[str, int] = {}  # call id -> its line
         self.retries: list[dict[str, Any]] = []
         self.paragraphs: list[str] = []  # one per finished assistant message with text
         self._current: list[str] = []  # the streaming message's deltas, joined only when read
         self.state: TurnState = "streaming"
         self.error: str | None = None  # why the turn failed or stopped
         self.ending: str | None = None  # the notice that closes a failed or interrupted reply
+        self.footer: str | None = None  # a live last line (a subagent's spend)
 
     def apply(self, event: AgentEvent) -> bool:
         """Take in one engine event; True when the visible text changed."""
@@ -59,6 +61,7 @@ class ReplyText:
             self._current.append(event.text)
             return bool(event.text)
         if isinstance(event, ToolStarted):
+            self._tool_lines[event.call_id] = len(self.lines)
             self.lines.append(f"{TOOL_MARK} {event.summary}")
             return True
         if isinstance(event, RetryScheduled):
@@ -74,6 +77,14 @@ class ReplyText:
                 self.paragraphs.append(finished)  # the next assistant message starts a new paragraph
         return False
 
+    def annotate_tool(self, call_id: str, summary: str, note: str) -> bool:
+        """Show `note` after a tool call's line (a link to its subagent's thread); False for unknown calls."""
+        index = self._tool_lines.get(call_id)
+        if index is None:
+            return False
+        self.lines[index] = f"{TOOL_MARK} {summary} {note}"
+        return True
+
     def end(self, state: TurnState, error: str | None = None, ending: str | None = None) -> None:
         self.state, self.error, self.ending = state, error, ending
 
@@ -84,7 +95,7 @@ class ReplyText:
         return "\n\n".join([*self.paragraphs, streaming] if streaming else self.paragraphs)
 
     def render(self) -> str:
-        parts = ["\n".join(self.lines), self.text]
+        parts = ["\n".join(self.lines), self.text, self.footer or ""]
         body = fit("\n\n".join(part for part in parts if part), MAX_REPLY_BYTES)
         return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
 
@@ -130,6 +141,9 @@ class ReplyWriter:
         self._on_posted = on_posted
         self._sent: tuple[str, tuple[str, ...], Content] | None = None  # body, mentions, turn info
         self._wake = asyncio.Event()
+        self._posted = asyncio.Event()
+        if self.reply_id is not None:
+            self._posted.set()
         self._finishing = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -139,6 +153,16 @@ class ReplyWriter:
     def on_event(self, event: AgentEvent) -> None:
         if self.reply.apply(event):
             self._wake.set()
+
+    def refresh(self) -> None:
+        """Send the reply again soon: its text changed other than by an engine event."""
+        self._wake.set()
+
+    async def posted(self) -> str:
+        """The reply's event id, once it was posted."""
+        await self._posted.wait()
+        assert self.reply_id is not None
+        return self.reply_id
 
     async def finish(self, mentions: tuple[str, ...] = ()) -> str | None:
         """Stop streaming and send the reply as it ends; returns its event id (None if never sent).
@@ -187,6 +211,7 @@ class ReplyWriter:
 
     async def _post_first(self, content: Content) -> None:
         self.reply_id = await self._post(content, self.target.txn_id)
+        self._posted.set()
         if self._on_posted is not None:
             self._on_posted(self.reply_id)
 

@@ -13,6 +13,7 @@ from miniroom.config.errors import UserError
 from miniroom.engine import Agent, Session, TurnEnded
 from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.child_threads import ChildThreads
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
@@ -75,11 +76,14 @@ class TurnRunner:
             on_posted=lambda reply_id: self.ledger.posted(turn, reply_id),
         )
         writer.start()
+        threads = ChildThreads(
+            self.transport, writer, lambda part: transaction_id(turn.event_id, turn.agent, part)
+        )
         try:
-            failure = await self._prompt(turn, writer, earlier, running)
+            failure = await self._prompt(turn, writer, earlier, running, threads)
         except asyncio.CancelledError:
             writer.reply.end("interrupted", STOPPED, f"⚠ {display_name}: {STOPPED}")
-            self._close_later(writer)
+            self._close_later(writer, threads)
             raise
         if failure is None:
             writer.reply.end("done")
@@ -94,7 +98,7 @@ class TurnRunner:
                 where.thread_root or "none, room level",
                 failure,
             )
-        reply_id = await writer.finish(self.mentions(writer.reply.text))
+        reply_id = await self._finish(writer, threads, self.mentions(writer.reply.text))
         self.ledger.complete(turn, reply_id)
         return TurnOutcome(reply_id, writer.reply.text, failure is not None)
 
@@ -109,8 +113,18 @@ class TurnRunner:
             txn_id=transaction_id(turn.event_id, turn.agent, REPLY_PART),
         )
 
-    def _close_later(self, writer: ReplyWriter) -> None:
-        closing = asyncio.create_task(writer.finish(), name=f"interrupt {writer.target.in_reply_to}")
+    async def _finish(
+        self, writer: ReplyWriter, threads: ChildThreads, mentions: tuple[str, ...] = ()
+    ) -> str | None:
+        """Send the reply as it ended, then its subagents' threads, then the reply linking to them."""
+        await writer.finish(mentions)
+        await threads.finish()
+        return await writer.finish(mentions)
+
+    def _close_later(self, writer: ReplyWriter, threads: ChildThreads) -> None:
+        closing = asyncio.create_task(
+            self._finish(writer, threads), name=f"interrupt {writer.target.in_reply_to}"
+        )
         self.closing.add(closing)
         closing.add_done_callback(self.closing.discard)
 
@@ -124,9 +138,15 @@ class TurnRunner:
         await asyncio.gather(*late, return_exceptions=True)
 
     async def _prompt(
-        self, turn: Turn, writer: ReplyWriter, earlier: InFlight | None, running: RunningTurn
+        self,
+        turn: Turn,
+        writer: ReplyWriter,
+        earlier: InFlight | None,
+        running: RunningTurn,
+        threads: ChildThreads,
     ) -> str | None:
-        """Run the agent's turn with `writer` and `running` listening; the reason it failed, or None."""
+        """Run the agent's turn with `writer`, `running` and the subagents' `threads` listening; the reason
+        it failed, or None."""
         agent: Agent | None = None
         try:
             path = self.factory.session_path(turn.agent, turn.conversation)
@@ -135,6 +155,7 @@ class TurnRunner:
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
+            agent.subscribe(threads.on_event)
             running.agent = agent
             ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
         except (UserError, OSError) as error:  # what a person can fix, or the disk or system refused
