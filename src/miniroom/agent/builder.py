@@ -26,6 +26,8 @@ from miniroom.llm.models_json import env_value
 from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, known_providers, resolve_model
 from miniroom.llm.stream import RequestOptions
 from miniroom.tools import builtin_tools
+from miniroom.tools.output_folder import OutputFolder
+from miniroom.web.tools import web_tools
 
 log = logging.getLogger(__name__)
 
@@ -188,10 +190,15 @@ def build_agent(
     skills = discover_skills(cwd, agent_dir)
     enabled = tool_filter(settings, tool_allowlist)
     prompt = build_prompt(cwd, agent_dir, settings, skills, enabled)
+    output = OutputFolder()
+    # fetch and search stand apart from the profile's lists: each exists while its catalogue has a service.
+    web, web_warnings = web_tools(settings_dir, model_variables or {}, env, agent_dir, output)
+    for warning in web_warnings:
+        log.warning(warning)
     config = AgentConfig(
         model=model,
         system_prompt=f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt,
-        tools=[tool for tool in builtin_tools(skills) if enabled(tool.name)],
+        tools=[tool for tool in builtin_tools(skills, output) if enabled(tool.name)] + web,
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,

@@ -12,6 +12,7 @@ from miniroom.agent.profile import ProfileError
 from miniroom.engine.agent import Agent
 from miniroom.engine.session import SessionError
 from miniroom.llm.registry import ModelConfigError
+from miniroom.web.project import ensure_fetch_file
 
 
 class CommandError(Exception):
@@ -33,6 +34,7 @@ def working_folder(args: argparse.Namespace) -> Path:
 def agent_from_args(args: argparse.Namespace) -> Agent:
     cwd = working_folder(args)
     choice = SessionChoice(continue_latest=args.continue_latest, session_id=args.session_id)
+    ensure_fetch_file(cwd)
     try:
         return build_agent(args.model, cwd, os.environ, choice)
     except (ModelConfigError, ProfileError, SessionError) as error:

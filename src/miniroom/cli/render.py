@@ -71,7 +71,13 @@ def _tool_start(event: ev.ToolStarted) -> dict[str, Any]:
 
 def _tool_end(event: ev.ToolEnded) -> dict[str, Any]:
     result = event.result
-    return {"id": event.call_id, "name": event.name, "is_error": result.is_error, "output": tool_text(result)}
+    record = {
+        "id": event.call_id,
+        "name": event.name,
+        "is_error": result.is_error,
+        "output": tool_text(result),
+    }
+    return {**record, "details": result.details} if result.details else record
 
 
 def _usage(event: ev.UsageReported) -> dict[str, Any]:

@@ -19,11 +19,12 @@ from miniroom.tools.todo_write import TodoWriteTool
 from miniroom.tools.write import WriteTool
 
 
-def builtin_tools(skills: Sequence[SkillRef] = ()) -> list[Tool]:
-    """The 11 built-in tools, in the order the model sees them; the shells share one output folder."""
-    output = OutputFolder()
+def builtin_tools(skills: Sequence[SkillRef] = (), output: OutputFolder | None = None) -> list[Tool]:
+    """The 11 built-in tools, in the order the model sees them; the shells share one output folder, which
+    read may read from."""
+    output = output or OutputFolder()
     return [
-        ReadTool(),
+        ReadTool(output),
         BashTool(output),
         ParallelBashTool(output),
         EditTool(),
