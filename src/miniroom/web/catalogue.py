@@ -201,9 +201,9 @@ class _Checker:
                 self.add((*where, key), f"{problem}{_got(spec, text)}{left_out}")
         for spec in service_type.settings:
             if spec.required and spec.name not in written:
-                example = (
-                    f", e.g. {spec.name}: {spec.note.rsplit('e.g. ', 1)[-1]}" if "e.g. " in spec.note else ""
-                )
+                # A key belongs in the environment, not in the file: the example says so.
+                variable = f"${service_type.name.upper()}_API_KEY"
+                example = f", e.g. {spec.name}: {variable}" if spec.kind == "secret" else ""
                 message = f"{spec.name} is required by {service_type.name}: add it{example}"
                 self.add(where, message + left_out)
 

@@ -44,6 +44,10 @@ class ChainResult(Generic[T]):
     value: T | None
     attempts: tuple[Attempt, ...]
     final_error: str | None = None
+    secrets: frozenset[str] = frozenset()  # of the service that answered: its answer may echo them
+
+    def redact(self, text: str) -> str:
+        return redact(text, self.secrets)
 
     @property
     def answered_by(self) -> Attempt | None:
@@ -89,7 +93,7 @@ async def run_chain(
             attempts.append(_logged(kind, entry, started, "failed", redact(failure_reason(error), secrets)))
             continue
         attempts.append(_logged(kind, entry, started, "ok"))
-        return ChainResult(value, tuple(attempts))
+        return ChainResult(value, tuple(attempts), secrets=secrets)
     return ChainResult(None, tuple(attempts))
 
 

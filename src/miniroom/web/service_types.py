@@ -20,7 +20,7 @@ def _wait() -> SettingSpec:
     return SettingSpec("WaitMs", "number", "3000", note="milliseconds to let scripts finish after loading")
 
 
-_API_KEY = SettingSpec("ApiKey", "secret", required=True, note="the vendor's API key, e.g. $BRAVE_API_KEY")
+_API_KEY = SettingSpec("ApiKey", "secret", required=True, note="the vendor's API key, from a variable")
 _USER_AGENT = SettingSpec("UserAgent", "text", FIREFOX_USER_AGENT)
 
 _FETCH_TYPES = (

@@ -96,7 +96,7 @@ class FetchTool(BuiltinTool[FetchParams]):
         body, saved = fetch_body(text, read_line_cap(ctx), self.scratch)
         header = fetch_header(url, page, details["service"], result.failures)
         return ToolResult.text(
-            f"{header}\n\n{body}",
+            result.redact(f"{header}\n\n{body}"),
             **details,
             url=page.url,
             status=page.status,
@@ -144,7 +144,7 @@ class SearchTool(BuiltinTool[SearchParams]):
                 failed_text(what, result.failures, result.final_error), is_error=True, **details
             )
         text = search_text(request.query, result.value, details["service"], result.failures)
-        return ToolResult.text(text, **details, results=len(result.value.hits))
+        return ToolResult.text(result.redact(text), **details, results=len(result.value.hits))
 
     def summary(self, arguments: dict[str, Any]) -> str:
         return one_line_summary("Search", str(arguments.get("query", "")), limit=120)
