@@ -65,7 +65,9 @@ async def test_script_fetch_failures_name_the_exit_code_and_the_stderr(tmp_path:
     assert text(result).endswith("Script: HTTP 404")
 
 
-async def test_dollar_dollar_reaches_the_shell_and_filled_values_stay_out_of_the_result(tmp_path: Path) -> None:
+async def test_dollar_dollar_reaches_the_shell_and_filled_values_stay_out_of_the_result(
+    tmp_path: Path,
+) -> None:
     command = 'printf "{\\"body\\": \\"%s %s\\"}" "$$HOME_FOR_TEST" "$SETTING_VALUE"'
     write_catalogue(tmp_path, "fetch.yml", script_service("ScriptFetch", "Command", command))
     environ = {"HOME_FOR_TEST": "shell-sees-this", "SETTING_VALUE": "expanded-by-miniroom"}
