@@ -22,8 +22,8 @@ async def test_browser_emulation_renders_a_page_built_by_scripts(tmp_path: Path,
     )
     result = await call(build_tools(tmp_path)["fetch"], tmp_path, url=f"{site.url}/js.html")
     assert text(result) == (
-        f"Fetched {site.url}/js.html with Browser\nFailed first: Plain: the page's HTML holds no text (it may be "
-        "built by scripts)\n\n# Built by script\n\nrendered in the browser\n"
+        f"Fetched {site.url}/js.html with Browser\nFailed first: Plain: the page's HTML holds no text (it "
+        "may be built by scripts)\n\n# Built by script\n\nrendered in the browser\n"
     )
 
 
@@ -36,7 +36,8 @@ async def test_remote_browser_drives_a_playwright_mcp_server(
         write_catalogue(
             tmp_path,
             "fetch.yml",
-            f"services:\n  - name: Remote\n    type: RemoteBrowser\n    settings:\n      ServiceUrl: {server.url}/mcp\n"
+            "services:\n  - name: Remote\n    type: RemoteBrowser\n    settings:\n"
+            f"      ServiceUrl: {server.url}/mcp\n"
             "      WaitMs: 500\n",
         )
         result = await call(build_tools(tmp_path)["fetch"], tmp_path, url=f"{site.url}/redirect")
@@ -64,7 +65,8 @@ async def test_remote_browser_with_zendriver_says_it_is_not_installed(tmp_path: 
     )
     result = await call(build_tools(tmp_path)["fetch"], tmp_path, url="https://example.org/")
     assert text(result).endswith(
-        "Zen: RemoteBrowser with Protocol Zendriver needs zendriver, which is not installed: pip install zendriver"
+        "Zen: RemoteBrowser with Protocol Zendriver needs zendriver, which is not installed: "
+        "pip install zendriver"
     )
 
 

@@ -210,7 +210,7 @@ def test_an_unusable_fetch_file_reads_as_the_default_with_one_warning(tmp_path: 
     catalogue, warnings = load_catalogue(tmp_path, FETCH)
     assert [entry.name for entry in catalogue.chain()] == ["Direct HTTP"]
     assert warnings == [
-        f"{path} cannot be used (line 4: services[0].priority: must be a whole number above zero (lower is "
+        f"{path} is not valid (line 4: services[0].priority: must be a whole number above zero (lower is "
         "tried first), got -3), so the built-in Direct service is used; run `miniroom config check`."
     ]
 

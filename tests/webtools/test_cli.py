@@ -75,7 +75,8 @@ def test_a_conversion_failure_is_not_replayed_by_the_next_service(
     write_catalogue(
         workspace.project,
         "fetch.yml",
-        "services:\n  - name: A\n    type: Direct\n    priority: 1\n  - name: B\n    type: Direct\n    priority: 2\n",
+        "services:\n  - name: A\n    type: Direct\n    priority: 1\n"
+        "  - name: B\n    type: Direct\n    priority: 2\n",
     )
     provider.script(Reply(tool_calls=[("fetch", {"url": f"{site.url}/big.html"})]), Reply(text="too big"))
     assert workspace.run("run", "get it").returncode == 0
@@ -183,15 +184,15 @@ def test_web_test_runs_a_search_service_and_keeps_its_key_out(tmp_path: Path) ->
 
 def test_config_check_validates_fetch_and_search_files(tmp_path: Path) -> None:
     workspace = Workspace(tmp_path, tmp_path / "mini", dict(os.environ))
-    fetch = write_catalogue(
-        tmp_path, "fetch.yml", "services:\n  - name: D\n    type: Direct\n    priority: 0\n"
-    )
-    search = write_catalogue(tmp_path, "search.yml", "services:\n  - name: B\n    type: Brave\n")
+    write_catalogue(tmp_path, "fetch.yml", "services:\n  - name: D\n    type: Direct\n    priority: 0\n")
+    write_catalogue(tmp_path, "search.yml", "services:\n  - name: B\n    type: Brave\n")
     result = workspace.run("config", "check")
     assert result.returncode == 1
     assert result.stdout == (
-        "error: .miniroom/fetch.yml:4: services[0].priority: must be a whole number above zero (lower is tried first), got 0\n"
-        "error: .miniroom/search.yml:2: services[0].settings: ApiKey is required by Brave: add it, e.g. ApiKey: $BRAVE_API_KEY (service "
+        "error: .miniroom/fetch.yml:4: services[0].priority: must be a whole number above zero (lower is "
+        "tried first), got 0\n"
+        "error: .miniroom/search.yml:2: services[0].settings: ApiKey is required by Brave: add it, e.g. "
+        "ApiKey: $BRAVE_API_KEY (service "
         '"B" is not used)\n2 error(s) found.\n'
     )
 

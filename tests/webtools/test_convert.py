@@ -15,7 +15,10 @@ def page(content_type: str, body: bytes) -> FetchedPage:
 
 
 def test_html_becomes_markdown_without_images_and_keeps_code_languages() -> None:
-    html = b"<h1>Hi</h1><p>a <b>b</b> <img src=x.png alt=pic> <a href=/l>link</a></p><pre><code class=language-py>x=1</code></pre>"
+    html = (
+        b"<h1>Hi</h1><p>a <b>b</b> <img src=x.png alt=pic> <a href=/l>link</a></p>"
+        b"<pre><code class=language-py>x=1</code></pre>"
+    )
     text = page_text(page("text/html", html))
     assert (text.text, text.converted) == ("# Hi\n\na **b** [link](/l)\n\n```py\nx=1\n```\n", True)
 

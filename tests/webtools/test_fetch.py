@@ -20,7 +20,8 @@ PROXY_USER, PROXY_PASSWORD = "ann", "proxy-secret-731"
 
 
 def direct(timeout: int = 30, name: str = "Direct HTTP", priority: int = 100) -> str:
-    return f"  - name: {name}\n    type: Direct\n    priority: {priority}\n    settings: {{TimeoutSec: {timeout}}}\n"
+    settings = f"    settings: {{TimeoutSec: {timeout}}}\n"
+    return f"  - name: {name}\n    type: Direct\n    priority: {priority}\n{settings}"
 
 
 @pytest.fixture
@@ -140,8 +141,8 @@ async def test_an_empty_answer_passes_the_turn_on(tmp_path: Path, site: Running)
     services = direct(name="A", priority=1) + direct(name="B", priority=2)
     failed, shown, _ = await fetch(tmp_path, services, f"{site.url}/empty")
     assert failed
-    assert shown.endswith("every service failed. A: empty answer (HTTP 200, no content); B: empty answer (HTTP "
-                          "200, no content)")  # fmt: skip
+    empty = "empty answer (HTTP 200, no content)"
+    assert shown.endswith(f"every service failed. A: {empty}; B: {empty}")
 
 
 async def test_a_conversion_failure_is_final_and_not_replayed(tmp_path: Path, site: Running) -> None:
@@ -161,8 +162,8 @@ async def test_binary_content_is_refused_naming_its_type(tmp_path: Path, site: R
     failed, shown, _ = await fetch(tmp_path, services, f"{site.url}/image.png")
     assert failed
     assert shown == (
-        f"Could not fetch {site.url}/image.png: {site.url}/image.png is an image (image/png), not text: fetch "
-        "reads text and web pages only (service A)"
+        f"Could not fetch {site.url}/image.png: {site.url}/image.png is an image (image/png), not text: "
+        "fetch reads text and web pages only (service A)"
     )
 
 

@@ -20,14 +20,17 @@ print(json.dumps({"url": url + "#final", "status": 200, "contentType": "text/htm
 SEARCH_SCRIPT = """\
 import json, os, sys
 request = json.loads(os.environ["MINIROOM_SEARCH_REQUEST"])
-results = [{"title": f"{request['args']['site']} {n}", "url": f"https://example.org/{n}", "snippet": sys.argv[1]}
-           for n in range(request["count"])]
+results = [
+    {"title": f"{request['args']['site']} {n}", "url": f"https://example.org/{n}", "snippet": sys.argv[1]}
+    for n in range(request["count"])
+]
 print(json.dumps({"answer": "scripted " + str(request["language"]), "results": results}))
 """
 
 
 def script_service(kind: str, key: str, command: str, extra: str = "") -> str:
-    return f"services:\n  - name: Script\n    type: {kind}\n    settings:\n      {key}: '{command}'\n      TimeoutSec: 20\n{extra}"
+    settings = f"    settings:\n      {key}: '{command}'\n      TimeoutSec: 20\n{extra}"
+    return f"services:\n  - name: Script\n    type: {kind}\n{settings}"
 
 
 async def test_script_fetch_prints_the_envelope_and_sees_no_miniroom_secret(tmp_path: Path) -> None:
@@ -50,7 +53,8 @@ async def test_script_fetch_failures_name_the_exit_code_and_the_stderr(tmp_path:
     result = await call(build_tools(tmp_path)["fetch"], tmp_path, url="https://example.org/")
     assert (
         text(result)
-        == "Could not fetch https://example.org/: every service failed. Script: the command exited with 3: no route"
+        == "Could not fetch https://example.org/: every service failed. Script: the command exited with 3: "
+        "no route"
     )
     write_catalogue(tmp_path, "fetch.yml", script_service("ScriptFetch", "Command", "echo not json"))
     result = await call(build_tools(tmp_path)["fetch"], tmp_path, url="https://example.org/")

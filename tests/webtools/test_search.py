@@ -49,7 +49,8 @@ STAND_INS = {
     "Serper": StandIn(
         "POST", "/search", ("x-api-key", KEY),
         Answer.json({"answerBox": {"answer": "Use TaskGroup"}, "organic": [
-            {"title": "Serper hit", "link": "https://example.org/1", "snippet": "s1", "date": "3 days ago"}]}),
+            {"title": "Serper hit", "link": "https://example.org/1", "snippet": "s1",
+             "date": "3 days ago"}]}),
         Seen.json, {"q": QUERY, "num": 3, "hl": "de"},
     ),
     "Keenable": StandIn(
@@ -76,7 +77,8 @@ STAND_INS = {
     ),
     "Tavily": StandIn(
         "POST", "/search", ("authorization", f"Bearer {KEY}"),
-        Answer.json({"answer": "Use TaskGroup", "results": [{**hit("Tavily hit"), "content": "s1", "score": 0.9}]}),
+        Answer.json({"answer": "Use TaskGroup",
+                     "results": [{**hit("Tavily hit"), "content": "s1", "score": 0.9}]}),
         Seen.json, {"query": QUERY, "max_results": 3, "include_answer": "basic"},
     ),
     "JsonSeo": StandIn(
@@ -93,7 +95,8 @@ STAND_INS = {
     ),
     "Exa": StandIn(
         "POST", "/search", ("x-api-key", KEY),
-        Answer.json({"results": [{**hit("Exa hit"), "highlights": ["s1", "s2"], "publishedDate": "2023-11-16"}]}),
+        Answer.json({"results": [{**hit("Exa hit"), "highlights": ["s1", "s2"],
+                                  "publishedDate": "2023-11-16"}]}),
         Seen.json, {"query": QUERY, "numResults": 3, "contents": {"highlights": {"maxCharacters": 500}}},
     ),
     "Anysite": StandIn(
@@ -107,7 +110,8 @@ EXPECTED_FIRST_HIT = {
     "Serper": "1. Serper hit\n   https://example.org/1\n   s1\n   Date: 3 days ago",
     "Keenable": "1. Keenable hit\n   https://example.org/1\n   s1\n   Date: 2026-03-02",
     "SearXNG": "1. SearXNG hit\n   https://example.org/1\n   s1",
-    "DuckDuckGo": "1. Coroutines and Tasks\n   https://docs.python.org/3/library/asyncio-task.html\n   Use TaskGroup "
+    "DuckDuckGo": "1. Coroutines and Tasks\n   https://docs.python.org/3/library/asyncio-task.html\n   Use "
+    "TaskGroup "
     "to run tasks.",
     "Brave": "1. Brave hit\n   https://example.org/1\n   s1\n   Date: 2022-03-04T14:00:12",
     "Tavily": "1. Tavily hit\n   https://example.org/1\n   s1",
@@ -165,7 +169,8 @@ async def test_a_rejected_key_passes_the_turn_and_is_never_shown(tmp_path: Path)
         write_catalogue(
             tmp_path,
             "search.yml",
-            "services:\n  - name: Brave\n    type: Brave\n    priority: 1\n    settings: {ApiKey: $WRONG_KEY}\n"
+            "services:\n  - name: Brave\n    type: Brave\n    priority: 1\n"
+            "    settings: {ApiKey: $WRONG_KEY}\n"
             "  - name: Tavily\n    type: Tavily\n    priority: 2\n    settings: {ApiKey: $VENDOR_KEY}\n",
         )
         environ = {

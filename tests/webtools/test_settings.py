@@ -53,9 +53,9 @@ def test_an_unset_variable_keeps_its_text_and_warns_once(caplog: pytest.LogCaptu
     for _ in range(3):
         assert resolve_settings(service, {}, {}).values["ApiKey"] == "$NOT_SET_ANYWHERE_1"
     assert [record.getMessage() for record in caplog.records] == [
-        "search.yml: service 'svc', setting ApiKey: $NOT_SET_ANYWHERE_1 is not set in the model's variables nor "
-        "in the environment, and has no default, so it stays as written: set NOT_SET_ANYWHERE_1, or write "
-        "${NOT_SET_ANYWHERE_1:-default}"
+        "search.yml: service 'svc', setting ApiKey: $NOT_SET_ANYWHERE_1 is not set in the model's variables "
+        "nor in the environment, and has no default, so it stays as written: set NOT_SET_ANYWHERE_1, or "
+        "write ${NOT_SET_ANYWHERE_1:-default}"
     ]
 
 

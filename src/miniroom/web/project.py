@@ -72,5 +72,5 @@ def load_catalogue(project_dir: Path, kind: ServiceKind) -> tuple[Catalogue, lis
     if reading.file_error:
         details = "; ".join(problem.detail() for problem in errors)
         instead = "the built-in Direct service is used" if kind is ServiceKind.FETCH else "search is off"
-        return fallback, [f"{path} cannot be used ({details}), so {instead}; run `miniroom config check`."]
+        return fallback, [f"{path} is not valid ({details}), so {instead}; run `miniroom config check`."]
     return reading.catalogue, [str(problem) for problem in reading.problems]
