@@ -36,7 +36,7 @@ def test_settings_come_from_project_dir_and_the_caller_narrows_tools_and_extends
         extra_prompt="You answer in the lobby.",
         tool_allowlist=["read", "bash", "ls"],
     )
-    assert [tool.name for tool in agent.config.tools] == ["read", "ls"]
+    assert [tool.name for tool in agent.config.tools] == ["read", "ls", "fetch"]  # fetch: no profile's
     assert agent.config.tool_timeout == 42
     assert agent.config.cwd == work
     assert agent.config.system_prompt.endswith("\n\nYou answer in the lobby.")
@@ -50,4 +50,4 @@ def test_without_project_dir_the_working_folder_holds_the_settings(tmp_path: Pat
     )
     env = {**ENV, "MINI_AGENT_DIR": str(tmp_path / "mini")}
     agent = build_agent(None, tmp_path, env, SessionChoice())
-    assert [tool.name for tool in agent.config.tools] == ["read"]
+    assert [tool.name for tool in agent.config.tools] == ["read", "fetch"]

@@ -38,9 +38,12 @@ def write_profiles(workspace: Workspace, text: str) -> Path:
 
 
 def tool_names(body: dict[str, Any]) -> list[str]:
-    """The tool names a request offers, whatever the protocol."""
+    """The profile's tools a request offers, whatever the protocol: not fetch, which fetch.yml (created with
+    a Direct service) brings, whatever the profile."""
     tools = body.get("tools") or []
-    return [tool["function"]["name"] if "function" in tool else tool["name"] for tool in tools]
+    names = [tool["function"]["name"] if "function" in tool else tool["name"] for tool in tools]
+    assert "fetch" in names
+    return [name for name in names if name != "fetch"]
 
 
 def system_text(body: dict[str, Any]) -> str:
