@@ -102,7 +102,8 @@ def test_check_file_picks_the_validator_by_name(tmp_path: Path) -> None:
     ]
     unknown = write(tmp_path, "notes.yml", "a: 1\n")
     assert [str(problem) for problem in check_file(unknown)] == [
-        f"{unknown}: is not a settings file miniroom knows; it reads fetch.yml, miniagent.yml, retry.yml, search.yml"
+        f"{unknown}: is not a settings file miniroom knows; it reads fetch.yml, miniagent.yml, retry.yml, "
+        "search.yml"
     ]
 
 

@@ -3,6 +3,7 @@ speaks to a Playwright MCP stand-in; Zendriver says plainly that it is missing."
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,14 @@ async def test_nodriver_provisions_its_venv_and_renders_a_page_built_by_scripts(
     )
     venv = tmp_path / "engine-data" / "web" / "nodriver-venv"
     assert (venv / "miniroom-ready").read_text() == "nodriver\n"
+
+
+async def test_browser_emulation_without_playwright_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "playwright", None)  # as in a base install, without the extra
+    write_catalogue(tmp_path, "fetch.yml", "services:\n  - name: Browser\n    type: BrowserEmulation\n")
+    result = await call(build_tools(tmp_path)["fetch"], tmp_path, url="https://example.org/")
+    assert text(result).endswith(
+        "Browser: BrowserEmulation needs Playwright, which is not installed: pip install 'miniroom[browser]'"
+    )

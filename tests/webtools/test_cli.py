@@ -12,7 +12,7 @@ import pytest
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.cli.test_chat import ChatProcess
-from tests.conftest import Workspace
+from tests.conftest import MINIROOM, Workspace
 from tests.webtools.conftest import write_catalogue
 from tests.webtools.servers import Running, serve
 from tests.webtools.test_search import KEY, STAND_INS, vendor
@@ -210,3 +210,17 @@ def test_chat_shows_a_fetch_as_one_line(
     finally:
         chat.close()
     assert f"● Fetch {url}\n" in output
+
+
+def test_serve_creates_fetch_yml_at_start(tmp_path: Path) -> None:
+    env = {**os.environ, "MINI_AGENT_DIR": str(tmp_path / "mini")}
+    (tmp_path / "config.yaml").write_text("agents: {}\n", encoding="utf-8")
+    with serve(lambda seen: None) as busy:  # type: ignore[arg-type,return-value]
+        port = busy.url.rsplit(":", 1)[1]
+        result = subprocess.run(
+            [MINIROOM, "serve", "--config", str(tmp_path / "config.yaml"), "--port", port],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert result.returncode == 1  # the port is taken: serve stops right after its start-up
+    assert "choose another --port" in result.stderr
+    assert "type: Direct" in (tmp_path / ".miniroom" / "fetch.yml").read_text()

@@ -3,6 +3,7 @@ real client code and only the base address changed (MINIROOM_WEB_BASE_URL_<TYPE>
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,3 +235,21 @@ async def test_no_search_tool_without_an_enabled_search_service(tmp_path: Path) 
         "services:\n  - name: S\n    type: SearXNG\n    enabled: false\n    settings: {BaseUrl: 'http://x'}\n",
     )
     assert "search" not in build_tools(tmp_path)
+
+
+async def test_a_secret_in_an_address_stays_out_of_the_http_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    stand_in = STAND_INS["SearXNG"]
+    with serve(vendor(stand_in)) as server:
+        write_catalogue(
+            tmp_path,
+            "search.yml",
+            "services:\n  - name: S\n    type: SearXNG\n"
+            f"    settings: {{BaseUrl: '{server.url}/?t=$TOKEN'}}\n",
+        )
+        tool = build_tools(tmp_path, {"TOKEN": "instance-token-88"})["search"]
+        result = await call(tool, tmp_path, query=QUERY)
+    assert "HTTP Request: GET" in caplog.text
+    assert "instance-token-88" not in caplog.text + text(result)

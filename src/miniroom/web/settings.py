@@ -15,6 +15,22 @@ log = logging.getLogger(__name__)
 REDACTED = "***"
 _SHORTEST_SECRET = 3  # shorter values would blank out ordinary words
 _warned: set[str] = set()  # each unset variable is logged once per process, not at every call
+_known_secrets: set[str] = set()  # every secret a service was given in this process: no log line shows one
+
+
+class _RedactingFilter(logging.Filter):
+    """Blanks the services' secrets out of a library's log lines (httpx logs each request's URL)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _known_secrets:
+            message = record.getMessage()
+            redacted = redact(message, _known_secrets)
+            if redacted != message:
+                record.msg, record.args = redacted, ()
+        return True
+
+
+logging.getLogger("httpx").addFilter(_RedactingFilter())
 
 
 class SettingsError(Exception):
@@ -78,4 +94,5 @@ def resolve_settings(
             raise SettingsError(f"setting {name} {problem} (written as {written!r})")
         if spec.kind == "enum":
             values[name] = canonical_choice(spec, value) or value
+    _known_secrets.update(secret for secret in secrets if len(secret) >= _SHORTEST_SECRET)
     return ServiceSettings(entry.name, values, frozenset(secrets))
