@@ -17,15 +17,18 @@ from miniroom.web.services import FetchedPage, ServiceEnvironment, ServiceFailur
 from miniroom.web.settings import ServiceSettings
 
 
-def read_envelope(stdout: bytes, requested: str) -> FetchedPage:
-    """The page a JSON envelope describes; ServiceFailure when it is not one, or holds an HTTP error."""
+def json_printed(stdout: bytes, shape: str) -> Any:
+    """What a command printed, as JSON; ServiceFailure naming the `shape` it should have printed."""
     try:
-        envelope: Any = json.loads(stdout)
+        return json.loads(stdout)
     except (json.JSONDecodeError, UnicodeDecodeError):
         shown = stdout[:200].decode("utf-8", "replace")
-        raise ServiceFailure(
-            f'did not print a JSON envelope ({{"body": ...}}); it printed {shown!r}'
-        ) from None
+        raise ServiceFailure(f"did not print a JSON {shape}; it printed {shown!r}") from None
+
+
+def read_envelope(stdout: bytes, requested: str) -> FetchedPage:
+    """The page a JSON envelope describes; ServiceFailure when it is not one, or holds an HTTP error."""
+    envelope = json_printed(stdout, 'envelope ({"body": ...})')
     if not isinstance(envelope, Mapping) or not isinstance(envelope.get("body"), str):
         raise ServiceFailure(
             'printed JSON without a "body" text: print {"url", "status", "contentType", "body"}'

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from miniroom.web.fetchers.script import run_script
+from miniroom.web.fetchers.script import json_printed, run_script
 from miniroom.web.http import text_of
 from miniroom.web.searchers.base import enough, hits_of
 from miniroom.web.services import SearchRequest, SearchResults, ServiceEnvironment, ServiceFailure
@@ -35,13 +35,7 @@ def script_args(text: str | None) -> dict[str, Any]:
 
 
 def read_results(stdout: bytes) -> SearchResults:
-    try:
-        envelope: Any = json.loads(stdout)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        shown = stdout[:200].decode("utf-8", "replace")
-        raise ServiceFailure(
-            f'did not print a JSON results envelope ({{"results": [...]}}); it printed {shown!r}'
-        ) from None
+    envelope = json_printed(stdout, 'results envelope ({"results": [...]})')
     if not isinstance(envelope, Mapping):
         raise ServiceFailure('printed JSON that is not an object: print {"answer", "results": [...]}')
     hits = hits_of(
