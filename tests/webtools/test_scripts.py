@@ -83,10 +83,10 @@ async def test_a_script_past_its_timeout_dies_with_its_background_jobs(tmp_path:
     pid_file = tmp_path / "sleeper.pid"
     command = f"sleep 300 & echo $! > {pid_file}; wait"
     write_catalogue(
-        tmp_path, "fetch.yml", script_service("ScriptFetch", "Command", command).replace("20", "1")
+        tmp_path, "fetch.yml", script_service("ScriptFetch", "Command", command).replace("20", "5")
     )
     result = await call(build_tools(tmp_path)["fetch"], tmp_path, url="https://example.org/")
-    assert text(result).endswith("Script: bash ran longer than 1 s and was stopped")
+    assert text(result).endswith("Script: bash ran longer than 5 s and was stopped")
     wait_until_gone(int(pid_file.read_text()), ["sleep", "300"])  # it ran: it wrote its pid first
 
 
