@@ -1,8 +1,9 @@
 """Prompt size: the default agent's system prompt plus every tool schema, as `miniroom run` really sends them.
 
-Runs `miniroom run` in an empty temporary project (with an empty MINI_AGENT_DIR, so no CLAUDE.md, skills or
-models.json) against the scripted provider, in both wire protocols, and measures the first request: the system
-prompt text and the tool list as compact JSON. Tokens are estimated as characters / 4.
+Runs `miniroom run` in a temporary project with fetch and search on (with an empty MINI_AGENT_DIR, so no
+CLAUDE.md, skills or models.json) against the scripted provider, in both wire protocols, and measures the
+first request: the system prompt text and the tool list as compact JSON. Tokens are estimated as characters
+/ 4.
 Budget: at most 2,500 tokens in each protocol; exit 1 when over.
 """
 
@@ -20,6 +21,9 @@ from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 
 BUDGET_TOKENS = 2_500
 CHARS_PER_TOKEN = 4
+SEARCH_YML = (
+    "services:\n  - name: SearXNG\n    type: SearXNG\n    settings: {BaseUrl: 'http://127.0.0.1:9'}\n"
+)
 PROTOCOLS = ("anthropic-messages", "openai-completions")
 # Variables that would point `miniroom` elsewhere or change the default agent.
 CLEARED = ("MODEL", "MINI_PROVIDER", "AGENT_BACKEND", "MINIROOM_CONFIG", "HTTP_PROXY", "HTTPS_PROXY")
@@ -34,7 +38,9 @@ def first_request(api: str) -> dict[str, Any]:
     miniroom = str(Path(sys.executable).with_name("miniroom"))
     with ScriptedProvider() as provider, tempfile.TemporaryDirectory() as folder:
         project = Path(folder, "project")
-        project.mkdir()
+        (project / ".miniroom").mkdir(parents=True)
+        # fetch is on by default (fetch.yml is created with a Direct service); search needs a service
+        (project / ".miniroom" / "search.yml").write_text(SEARCH_YML, encoding="utf-8")
         env = {
             key: value
             for key, value in os.environ.items()

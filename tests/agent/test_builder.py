@@ -38,9 +38,9 @@ def test_settings_come_from_project_dir_and_the_caller_narrows_tools_and_extends
         tool_allowlist=["read", "bash", "ls"],
     )
     agent.session.close()
-    # the subagent tools join every root chat: no tool list filters them
+    # fetch (fetch.yml's) and the subagent tools join every root chat: no tool list filters them
     assert [tool.name for tool in agent.config.tools] == [
-        "read", "ls", "agent", "agent_start", "agent_check", "agent_stop",
+        "read", "ls", "fetch", "agent", "agent_start", "agent_check", "agent_stop",
     ]  # fmt: skip
     assert agent.config.tool_timeout == 42
     assert agent.config.cwd == work
@@ -57,3 +57,4 @@ def test_without_project_dir_the_working_folder_holds_the_settings(tmp_path: Pat
     agent = build_agent(None, tmp_path, env, SessionChoice())
     agent.session.close()
     assert [tool.name for tool in agent.config.tools if tool.name in BUILTIN_TOOL_NAMES] == ["read"]
+    assert "fetch" in [tool.name for tool in agent.config.tools]

@@ -124,7 +124,7 @@ async def test_a_child_can_use_another_profile_of_the_project(
     await agent.prompt("go")
     await agent.aclose()
     [child_request] = child_requests(provider, "CHILD look")
-    assert tools_of(child_request) == {"read", "ls"}
+    assert tools_of(child_request) == {"read", "ls", "fetch"}  # fetch comes with the project's fetch.yml
     looked, missing = results(agent)
     assert looked.text == "looked"
     assert missing.is_error

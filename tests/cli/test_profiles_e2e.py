@@ -45,8 +45,11 @@ def offered_tools(body: dict[str, Any]) -> list[str]:
 
 
 def tool_names(body: dict[str, Any]) -> list[str]:
-    """The tools a profile chooses among: those offered, but the subagent tools every chat has."""
-    return [name for name in offered_tools(body) if name not in AGENT_TOOL_NAMES]
+    """The tools a profile chooses among: those offered, but the subagent tools every chat has and fetch,
+    which fetch.yml (created with a Direct service) brings, whatever the profile."""
+    names = offered_tools(body)
+    assert "fetch" in names
+    return [name for name in names if name not in AGENT_TOOL_NAMES and name != "fetch"]
 
 
 def system_text(body: dict[str, Any]) -> str:
@@ -96,9 +99,9 @@ def test_enabled_tools_is_an_exact_allowlist(workspace: Workspace, provider: Scr
     workspace.env["AGENT_BACKEND"] = "mini:readonly"
     provider.script(Reply(text="ok"))
     assert workspace.run("run", "hi").returncode == 0
-    # No fetch/search tools exist yet, so the allowlist is the whole list, but for the subagent tools.
+    # The allowlist is the whole list, but for the tools no profile filters: fetch and the subagent tools.
     offered = offered_tools(provider.requests[0].body)
-    assert sorted(offered) == sorted(["ls", "read", *AGENT_TOOL_NAMES])
+    assert sorted(offered) == sorted(["ls", "read", "fetch", *AGENT_TOOL_NAMES])
 
 
 @one_protocol

@@ -32,6 +32,14 @@ KEYS = {
         "parallelBashThreads", "readMaxLines", "maxParallelAgents", "systemPrompt", "sessionHeader",
     ],
     "retry.yml": ["retryIntervalSeconds", "maxAttempts", "backoff"],
+    "fetch.yml": [
+        "services", "name", "type", "enabled", "priority", "settings", "Direct", "Proxied", "UserAgent",
+        "TimeoutSec", "ProxyUrl", "BrowserType", "ServiceUrl", "Protocol", "Command", "ExtraHeaders",
+    ],
+    "search.yml": [
+        "services", "name", "type", "enabled", "priority", "settings", "Brave", "SearXNG", "JsonSeo",
+        "ApiKey", "BaseUrl", "Engine", "Region", "ScriptKey", "Args", "TimeoutSec",
+    ],
     "config.yaml": [
         "agents", "rooms", "models", "router", "defaults", "matrix", "bot_accounts", "display_name", "role",
         "instructions", "model", "tools", "thread_mode", "room_thread_modes", "participation", "judgment",

@@ -17,6 +17,9 @@ from miniroom.config.problems import Problem
 from miniroom.engine.retry_policy import check_retry_file, load_retry_policy
 from miniroom.llm.models_json import load_models_json
 from miniroom.llm.registry import ModelConfigError
+from miniroom.web.catalogue import check_fetch_file, check_search_file
+from miniroom.web.kinds import ServiceKind
+from miniroom.web.project import load_catalogue
 
 HANG_SECONDS = 20.0  # far beyond any case's real time: only a hang (or a pathological slowdown) reaches it
 
@@ -51,6 +54,10 @@ def _retry_at_run_time(path: Path) -> list[str]:
     return load_retry_policy(path.parent.parent)[1]
 
 
+def _catalogue_at_run_time(kind: ServiceKind) -> Callable[[Path], list[str]]:
+    return lambda path: load_catalogue(path.parent.parent, kind)[1]
+
+
 def _config_read_by(load: Callable[[Path], object]) -> Callable[[Path], list[str]]:
     def read(path: Path) -> list[str]:
         try:
@@ -77,6 +84,10 @@ READERS = [
     Reader("retry.yml at run time", ".miniroom/retry.yml", _retry_at_run_time),
     Reader("config.yaml", "config.yaml", _config_read_by(load_config)),
     Reader("config.yaml at serve start", "config.yaml", _config_read_by(load_checked_config)),
+    Reader("fetch.yml", ".miniroom/fetch.yml", lambda path: _problems(check_fetch_file(path))),
+    Reader("fetch.yml at run time", ".miniroom/fetch.yml", _catalogue_at_run_time(ServiceKind.FETCH)),
+    Reader("search.yml", ".miniroom/search.yml", lambda path: _problems(check_search_file(path))),
+    Reader("search.yml at run time", ".miniroom/search.yml", _catalogue_at_run_time(ServiceKind.SEARCH)),
     Reader("models.json", "mini/models.json", _models_json),
 ]
 YAML_READERS = [reader for reader in READERS if not reader.relative.endswith(".json")]

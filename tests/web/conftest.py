@@ -19,18 +19,11 @@ from starlette.applications import Starlette
 
 from miniroom.server import build_server, create_app
 from miniroom.transports.embedded import RoomStore
+from miniroom.web.fetchers.browser import CHROMIUM_ARGS as SERVER_CHROMIUM_ARGS
+from miniroom.web.fetchers.browser import SYSTEM_CHROMIUM
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
+CHROMIUM = SYSTEM_CHROMIUM
+CHROMIUM_ARGS = list(SERVER_CHROMIUM_ARGS)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from miniroom.agent.profile import (
 )
 from miniroom.agent.prompt import BASE_PROMPT, SUBAGENT_PROMPT, system_prompt
 from miniroom.agent.session_settings import SETTINGS_ENTRY, frozen_settings, session_settings
-from miniroom.agent.skills import discover_skills, render_skill_list
+from miniroom.agent.skills import Skill, discover_skills, render_skill_list
 from miniroom.agent.subagents.child import ChildSpec
 from miniroom.agent.subagents.manager import (
     SubagentManager,
@@ -59,6 +59,8 @@ from miniroom.llm import (
     resolve_model,
 )
 from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
+from miniroom.tools.output_folder import OutputFolder
+from miniroom.web.tools import web_tools
 
 log = logging.getLogger(__name__)
 
@@ -232,12 +234,28 @@ def build_agent(
         retry,
         tool_allowlist,
     )
-    tools = [tool for tool in builtin_tools(skills) if enabled(tool.name)]
+    tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
     full_prompt = f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt
     return Agent(
         agent_config(model, full_prompt, tools, cwd, settings, thinking, session, retry), session, client
     )
+
+
+def standard_tools(
+    skills: Sequence[Skill],
+    enabled: Callable[[str], bool],
+    settings_dir: Path,
+    model_variables: Mapping[str, str],
+    env: Mapping[str, str],
+) -> list[Tool]:
+    """The built-in tools the settings enable, then fetch and search: those stand apart from the profile's
+    lists and exist while their catalogue has an enabled service. All share one output folder."""
+    output = OutputFolder()
+    web, warnings = web_tools(settings_dir, model_variables, env, agent_dir_from_env(env), output)
+    for warning in warnings:
+        log.warning(warning)
+    return [tool for tool in builtin_tools(skills, output) if enabled(tool.name)] + web
 
 
 def agent_config(
@@ -331,7 +349,8 @@ class ChildBuilder:
         record_model(session, self.model, thinking)
         enabled = tool_filter(settings, self.tool_allowlist)
         prompt = f"{build_prompt(self.cwd, agent_dir, settings, [], enabled)}\n\n{SUBAGENT_PROMPT}"
-        tools = [tool for tool in builtin_tools() if enabled(tool.name) and tool.name != "load_skill"]
+        without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
+        tools = standard_tools([], without_skills, self.settings_dir, self.model_variables, self.env)
         return Agent(
             agent_config(self.model, prompt, tools, self.cwd, settings, thinking, session, retry), session
         )

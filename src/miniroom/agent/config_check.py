@@ -17,14 +17,17 @@ from types import MappingProxyType
 from miniroom.agent.profile import check_profile_file
 from miniroom.config.problems import Problem, Validator
 from miniroom.engine import check_retry_file
+from miniroom.web.catalogue import check_fetch_file, check_search_file
 
 __all__ = ["VALIDATORS", "check_file", "check_project"]
 
-# Path inside the project -> its validator; fetch.yml, search.yml, mcp.yml and hooks.yml join here.
+# Path inside the project -> its validator; mcp.yml and hooks.yml join here.
 VALIDATORS: Mapping[Path, Validator] = MappingProxyType(
     {
         Path(".miniroom", "miniagent.yml"): check_profile_file,
         Path(".miniroom", "retry.yml"): check_retry_file,
+        Path(".miniroom", "fetch.yml"): check_fetch_file,
+        Path(".miniroom", "search.yml"): check_search_file,
     }
 )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.config.errors import UserError
 from miniroom.engine import Agent
+from miniroom.web.project import ensure_fetch_file
 
 
 class CommandError(UserError):
@@ -31,6 +32,7 @@ def working_folder(args: argparse.Namespace) -> Path:
 def agent_from_args(args: argparse.Namespace) -> Agent:
     cwd = working_folder(args)
     choice = SessionChoice(continue_latest=args.continue_latest, session_id=args.session_id)
+    ensure_fetch_file(cwd)
     return build_agent(args.model, cwd, os.environ, choice)
 
 

@@ -73,7 +73,20 @@ def build_parser() -> argparse.ArgumentParser:
     show_profile.add_argument("name", nargs="?", metavar="NAME", help="a profile of .miniroom/miniagent.yml")
     show_profile.add_argument("--model", metavar="ALIAS", help="apply this config.yaml model's variables")
     show_profile.add_argument("--cwd", metavar="DIR")
+    _add_web_commands(commands)
     return parser
+
+
+def _add_web_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    web = commands.add_parser("web", help="try the fetch and search services of .miniroom/")
+    web_commands = web.add_subparsers(dest="web_command", metavar="ACTION", required=True)
+    test = web_commands.add_parser("test", help="run one saved service once: ok, latency, a sample")
+    test.add_argument("kind", choices=["fetch", "search"], help="fetch.yml or search.yml")
+    test.add_argument("name", help="the service's name in that file")
+    test.add_argument("target", nargs="?", help="the page to fetch or the query (default: a simple one)")
+    test.add_argument("--model", metavar="ALIAS", help="expand $VAR with this config.yaml model's variables")
+    test.add_argument("--json", action="store_true", help="print the result as a JSON object")
+    test.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current one)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -111,6 +124,10 @@ def _command(args: argparse.Namespace) -> int:
         from miniroom.cli.settings import profile_show_command
 
         return profile_show_command(args)
+    if args.command == "web":
+        from miniroom.cli.web import web_test_command
+
+        return web_test_command(args)
     build_parser().print_help(sys.stderr)
     return 2
 

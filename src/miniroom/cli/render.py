@@ -82,7 +82,13 @@ def _tool_start(event: ToolStarted) -> dict[str, Any]:
 
 def _tool_end(event: ToolEnded) -> dict[str, Any]:
     result = event.result
-    return {"id": event.call_id, "name": event.name, "is_error": result.is_error, "output": tool_text(result)}
+    record = {
+        "id": event.call_id,
+        "name": event.name,
+        "is_error": result.is_error,
+        "output": tool_text(result),
+    }
+    return {**record, "details": result.details} if result.details else record
 
 
 def _usage(event: UsageReported) -> dict[str, Any]:

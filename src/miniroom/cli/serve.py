@@ -23,6 +23,7 @@ from miniroom.config.paths import config_path, data_dir_for
 from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.runtime.agents import model_problems
 from miniroom.rooms.transport import RoomTransport
+from miniroom.web.project import ensure_fetch_file
 
 if TYPE_CHECKING:
     import uvicorn
@@ -181,6 +182,7 @@ def serve_command(args: argparse.Namespace) -> int:
             return fail(problem)
         warn_if_open(web, TOKEN_VARIABLE, env)
     paths = ServePaths(project_dir=path.resolve().parent, data_dir=data_dir_for(path, env))
+    ensure_fetch_file(paths.project_dir)
     try:
         paths.data_dir.mkdir(parents=True, exist_ok=True)
         asyncio.run(serve(config, paths, web, env))

@@ -43,7 +43,7 @@ def _relative(path: Path, folder: Path) -> Path:
     return path.relative_to(folder) if path.is_relative_to(folder) else path
 
 
-def _model_variables(alias: str, folder: Path) -> dict[str, str]:
+def model_variables(alias: str, folder: Path) -> dict[str, str]:
     """The `variables:` of a model alias in config.yaml."""
     path = config_path(None, os.environ, folder)
     config: RoomsConfig = load_config(path)
@@ -59,7 +59,7 @@ def profile_show_command(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     if args.name:
         env["AGENT_BACKEND"] = f"mini:{args.name}"
-    variables = _model_variables(args.model, folder) if args.model else {}
+    variables = model_variables(args.model, folder) if args.model else {}
     resolved = resolve_profile(folder, env, variables)
     print(json.dumps(resolved.to_json(), indent=2, ensure_ascii=False))
     return 0

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
-__all__ = ["Expansion", "expand", "expand_all"]
+__all__ = ["Expansion", "expand", "expand_all", "filled_values"]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # Groups: 1 `$$`; 2 a bare name; 3 a braced name, 4 its default (None without `:-`); 5 a `${...}` of neither.
@@ -76,6 +76,17 @@ def expand_all(
         return item
 
     return walk(value), list(warnings)
+
+
+def filled_values(text: str, variables: Mapping[str, str], environ: Mapping[str, str]) -> list[str]:
+    """The values `expand` fills into `text` from variables (defaults aside): what a log must not show."""
+    values = []
+    for match in _REFERENCE.finditer(text):
+        name = match.group(2) or match.group(3)
+        value = (variables.get(name) or environ.get(name)) if name else None
+        if value:
+            values.append(value)
+    return values
 
 
 def _unset(name: str) -> str:

@@ -33,12 +33,14 @@ TOOL_REQUIRES: Mapping[str, str] = MappingProxyType(
 )
 
 
-def builtin_tools(skills: Sequence[SkillRef] = ()) -> list[Tool]:
-    """One of each built-in tool, in the order of BUILTIN_TOOL_CLASSES; the shells share one output folder."""
-    output = OutputFolder()
+def builtin_tools(skills: Sequence[SkillRef] = (), output: OutputFolder | None = None) -> list[Tool]:
+    """One of each built-in tool, in the order of BUILTIN_TOOL_CLASSES; the shells share one output folder,
+    which read may read from."""
+    shared = output or OutputFolder()
     made_with: dict[type[BuiltinTool[Any]], Callable[[], BuiltinTool[Any]]] = {
-        BashTool: lambda: BashTool(output),
-        ParallelBashTool: lambda: ParallelBashTool(output),
+        ReadTool: lambda: ReadTool(shared),
+        BashTool: lambda: BashTool(shared),
+        ParallelBashTool: lambda: ParallelBashTool(shared),
         LoadSkillTool: lambda: LoadSkillTool(skills),
     }
     return [made_with.get(tool, tool)() for tool in BUILTIN_TOOL_CLASSES]

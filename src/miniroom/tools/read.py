@@ -7,7 +7,7 @@ import base64
 import io
 import os
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from pydantic import Field
@@ -16,7 +16,8 @@ from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.llm import ImageContent, TextContent
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output import MAX_OUTPUT_BYTES, keep_head
-from miniroom.tools.paths import InsidePath, inside_path, open_regular_file
+from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools.paths import InsidePath, OutsideError, inside_path, locate, open_regular_file
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 SNIFF_BYTES = 8192
@@ -34,6 +35,11 @@ class _Window:
     total_lines: int
 
 
+def read_line_cap(ctx: ToolContext) -> int:
+    """The most lines one read returns (the profile's readMaxLines)."""
+    return max(1, ctx.settings.read_max_lines)
+
+
 class ReadTool(BuiltinTool[ReadParams]):
     name = "read"
     description = (
@@ -42,11 +48,24 @@ class ReadTool(BuiltinTool[ReadParams]):
     )
     params_model = ReadParams
 
+    def __init__(self, scratch: OutputFolder | None = None) -> None:
+        # The agent's private folder of long outputs and saved pages, which results name: readable too.
+        self._scratch = scratch
+
     async def run(self, params: ReadParams, ctx: ToolContext) -> ToolResult:
-        target = inside_path(ctx.cwd, params.path)
-        cap = max(1, ctx.settings.read_max_lines)
+        target = self._in_scratch(params.path) or inside_path(ctx.cwd, params.path)
+        cap = read_line_cap(ctx)
         max_lines = min(params.limit or cap, cap)
         return await asyncio.to_thread(_read, target, params.offset, max_lines, ctx.accepts_images)
+
+    def _in_scratch(self, user_path: str) -> InsidePath | None:
+        folder = self._scratch.path if self._scratch is not None else None
+        if folder is None or not os.path.isabs(user_path):
+            return None
+        try:
+            return locate(folder, Path(user_path))
+        except (OutsideError, OSError):
+            return None
 
     def summary(self, arguments: dict[str, Any]) -> str:
         offset = arguments.get("offset")

@@ -1,0 +1,1 @@
+"""One module per fetch service type; each has `create(settings, where, type_name)`."""

@@ -1,0 +1,100 @@
+"""The "Test" operation: one saved service, run once against a simple page or a small query, with a typed
+result for `miniroom web test` and the settings page alike."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from miniroom.tools.environment import tool_environment
+from miniroom.tools.output import keep_head
+from miniroom.web.catalogue import ServiceEntry, read_catalogue
+from miniroom.web.chain import failure_reason
+from miniroom.web.convert import page_text
+from miniroom.web.kinds import ServiceKind
+from miniroom.web.project import catalogue_path, default_fetch_catalogue
+from miniroom.web.results import search_text
+from miniroom.web.services import SearchRequest, ServiceEnvironment, create_fetcher, create_searcher
+from miniroom.web.settings import redact, resolve_settings
+
+TEST_PAGE = "https://example.com/"
+TEST_QUERY = "open source web search"
+TEST_COUNT = 3
+SAMPLE_LINES = 12
+SAMPLE_BYTES = 1000
+
+
+@dataclass(frozen=True)
+class ServiceTestResult:
+    """How one service did: `explanation` says what happened (or why not); `sample` is the answer's start."""
+
+    ok: bool
+    latency_ms: int
+    explanation: str
+    sample: str = ""
+
+
+def find_saved_service(project_dir: Path, kind: ServiceKind, name: str) -> ServiceEntry | str:
+    """The service named `name` in the saved file, or why there is none to test."""
+    path = catalogue_path(project_dir, kind)
+    try:
+        reading = read_catalogue(path, kind)
+    except FileNotFoundError:
+        if kind is ServiceKind.FETCH and (default := default_fetch_catalogue().find(name)) is not None:
+            return default
+        return f"{path} does not exist: save the {kind.value} services first"
+    found = reading.catalogue.find(name)
+    if found is not None:
+        return found
+    mine = [str(problem) for problem in reading.problems if f'"{name}"' in problem.message]
+    if mine:
+        return "the service is not valid: " + "; ".join(mine)
+    names = ", ".join(f'"{entry.name}"' for entry in reading.catalogue.services) or "none"
+    return f'{path} has no valid service named "{name}" (valid services: {names})'
+
+
+async def run_service_test(
+    project_dir: Path,
+    kind: ServiceKind,
+    name: str,
+    *,
+    target: str | None = None,
+    variables: Mapping[str, str] | None = None,
+    environ: Mapping[str, str],
+    data_dir: Path,
+) -> ServiceTestResult:
+    """Run the saved service `name` once: a fetch of `target` (TEST_PAGE), or a search for it (TEST_QUERY)."""
+    found = find_saved_service(project_dir, kind, name)
+    if isinstance(found, str):
+        return ServiceTestResult(False, 0, found)
+    started = time.monotonic()
+    secrets: frozenset[str] = frozenset()
+    where = ServiceEnvironment(tool_environment(environ), project_dir, data_dir)
+    try:
+        settings = resolve_settings(found, variables or {}, environ)
+        secrets = settings.secrets
+        if kind is ServiceKind.FETCH:
+            url = target or TEST_PAGE
+            page = await create_fetcher(found, settings, where).fetch(url)
+            text = page_text(page)
+            explanation = (
+                f"fetched {page.url} (HTTP {page.status}, {text.media_type}, {len(page.body):,} bytes)"
+            )
+            sample = text.text
+        else:
+            query = target or TEST_QUERY
+            results = await create_searcher(found, settings, where).search(SearchRequest(query, TEST_COUNT))
+            explanation = f"{len(results.hits)} results for {query!r}" + (
+                " and an answer" if results.answer else ""
+            )
+            sample = search_text(query, results, found.name, [])
+    except Exception as error:  # the test reports every failure, as the chain would
+        return ServiceTestResult(False, _since(started), redact(failure_reason(error), secrets))
+    head = keep_head(sample, SAMPLE_LINES, SAMPLE_BYTES)
+    return ServiceTestResult(True, _since(started), redact(explanation, secrets), redact(head.text, secrets))
+
+
+def _since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)

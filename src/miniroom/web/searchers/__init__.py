@@ -1,0 +1,1 @@
+"""One module per search service type; each has `create(settings, where, type_name)`."""

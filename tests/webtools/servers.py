@@ -1,0 +1,146 @@
+"""Real local servers for the fetch and search tests: a small web site, a forwarding HTTP proxy that asks
+for credentials, and one server per vendor stand-in. Each runs in a thread on 127.0.0.1 and records what it
+received."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One request a server received; header names in lower case."""
+
+    method: str
+    target: str
+    headers: Mapping[str, str]
+    body: bytes
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.target).path
+
+    @property
+    def query(self) -> dict[str, str]:
+        return {key: values[0] for key, values in parse_qs(urlsplit(self.target).query).items()}
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def form(self) -> dict[str, str]:
+        return {
+            key: values[0] for key, values in parse_qs(self.body.decode(), keep_blank_values=True).items()
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int = 200
+    body: bytes = b""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, content_type: str, body: str | bytes, status: int = 200) -> Answer:
+        data = body.encode() if isinstance(body, str) else body
+        return cls(status, data, {"Content-Type": content_type})
+
+    @classmethod
+    def json(cls, value: object, status: int = 200) -> Answer:
+        return cls.of("application/json", json.dumps(value), status)
+
+
+Route = Callable[[Seen], Answer]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        seen = Seen(
+            self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, self.rfile.read(length)
+        )
+        self.server.seen.append(seen)
+        answer = self.server.respond(seen)
+        self.send_response(answer.status)
+        for name, value in answer.headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(answer.body)))
+        self.end_headers()
+        self.wfile.write(answer.body)
+
+    do_GET = do_POST = do_DELETE = _answer
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: pytest shows failures, not traffic
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, respond: Route) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.respond = respond
+        self.seen: list[Seen] = []
+
+
+@dataclass
+class Running:
+    url: str
+    seen: list[Seen]
+
+
+@contextmanager
+def serve(respond: Route) -> Iterator[Running]:
+    server = _Server(respond)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Running(f"http://127.0.0.1:{server.server_address[1]}", server.seen)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def by_path(routes: Mapping[str, Route]) -> Route:
+    def respond(seen: Seen) -> Answer:
+        route = routes.get(seen.path)
+        return route(seen) if route else Answer.of("text/plain", "no such page", 404)
+
+    return respond
+
+
+PROXY_VIA = "1.1 miniroom-test-proxy"
+
+
+def forwarding_proxy(user: str, password: str) -> Route:
+    """An HTTP proxy: asks for Basic credentials (407), then forwards the absolute-form GET with a Via header,
+    as proxies do."""
+    expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+    def respond(seen: Seen) -> Answer:
+        if seen.headers.get("proxy-authorization") != expected:
+            return Answer(407, b"credentials needed", {"Proxy-Authenticate": 'Basic realm="test"'})
+        request = urllib.request.Request(
+            seen.target, headers={"Via": PROXY_VIA, "User-Agent": seen.headers["user-agent"]}
+        )
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        try:
+            with opener.open(request, timeout=30) as upstream:
+                return Answer(
+                    upstream.status, upstream.read(), {"Content-Type": upstream.headers["Content-Type"]}
+                )
+        except urllib.error.HTTPError as error:
+            return Answer(error.code, error.read(), {"Content-Type": error.headers.get("Content-Type", "")})
+
+    return respond
