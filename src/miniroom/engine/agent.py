@@ -25,6 +25,7 @@ from miniroom.engine.compaction import (
     summary_request,
     token_ratio,
 )
+from miniroom.engine.hooks import NO_HOOKS, PASS, CompactTrigger, PromptVerdict, TurnHooks, with_context
 from miniroom.engine.model_context import model_context
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
@@ -35,6 +36,7 @@ from miniroom.engine.tool import (
     ToolContext,
     ToolError,
     ToolResult,
+    ToolSource,
 )
 from miniroom.llm import events as llm_events
 from miniroom.llm.errors import ErrorKind, ProviderFailure
@@ -69,6 +71,8 @@ class AgentConfig:
     tool_settings: dict[str, Any] = field(default_factory=dict)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
+    tool_sources: Sequence[ToolSource] = ()  # tools beyond `tools` that change during the session (MCP)
+    hooks: TurnHooks = NO_HOOKS
 
 
 def _running_estimates(messages: list[Message]) -> list[int]:
@@ -107,7 +111,8 @@ class Agent:
         self.messages: list[Message] = session.messages()
         self._estimates = _running_estimates(self.messages)  # [i]: estimated tokens of messages[:i]
         self._ratio = 1.0  # the provider's tokens per estimated token, as last measured
-        self._overhead: tuple[AgentConfig, int] | None = None  # the estimate for the config it was made for
+        # the estimate of the prompt and tool schemas, for the config and tool names it was made for
+        self._overhead: tuple[AgentConfig, tuple[str, ...], int] | None = None
         self.session_usage = session.total_usage()
         # after a compaction, the kept messages' reported usage measured the old, longer context
         self._usage_valid_from = len(self.messages) if session.latest("compaction") else 0
@@ -115,12 +120,15 @@ class Agent:
         self._listeners: list[ev.EventListener] = []
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
+        self._started = False  # whether the hooks heard of the session's start
 
     async def aclose(self) -> None:
         """Close the HTTP connections, the session file, and what the tools hold (their output files)."""
         for tool in self.config.tools:
             if isinstance(tool, ClosableTool):
                 tool.close()
+        for source in self.config.tool_sources:
+            await source.aclose()
         if self.client is not None:
             await self.client.aclose()
             self.client = None
@@ -141,8 +149,33 @@ class Agent:
 
     async def prompt(self, text: str) -> ev.TurnEnded:
         """Run one turn for a user message, until the model stops calling tools, fails or is aborted."""
-        self._record(UserMessage.of_text(text))
+        self._aborted = False
+        verdict = await self._hooked(self._prompt_verdict(text), PASS)
+        if self._aborted:
+            return self._end_turn(self._aborted_message(""), Usage(), None)
+        if verdict.blocked is not None:  # nothing is recorded: the prompt never reached the model
+            message = replace(self._aborted_message(""), stop_reason="error", error_message=verdict.blocked)
+            return self._end_turn(message, Usage(), ProviderFailure(ErrorKind.BLOCKED, verdict.blocked))
+        context = [TextContent(verdict.context)] if verdict.context else []
+        self._record(UserMessage([TextContent(text), *context]))
         return await self.continue_turn()
+
+    async def _prompt_verdict(self, text: str) -> PromptVerdict:
+        start = ""
+        if not self._started:
+            self._started = True
+            start = await self.config.hooks.session_start(resumed=bool(self.messages))
+        verdict = await self.config.hooks.user_prompt(text)
+        return replace(verdict, context="\n\n".join(part for part in (start, verdict.context) if part))
+
+    async def _hooked(self, work: Awaitable[T], when_aborted: T) -> T:
+        """A hook's answer; `when_aborted` when the user aborts while it runs."""
+        try:
+            return await self._abortable(work)
+        except asyncio.CancelledError:
+            if not self._aborted:
+                raise
+            return when_aborted
 
     async def continue_turn(self) -> ev.TurnEnded:
         """Run the turn of the user message the session already ends with (one a restart cut short)."""
@@ -150,10 +183,19 @@ class Agent:
             raise ValueError(f"{self.session.path} does not end with a user message to answer")
         self._aborted = False
         turn_usage = Usage()
+        continuations = 0  # times a Stop hook sent the model on
         for _ in range(self.config.max_model_requests):
             message, error = await self._request(turn_usage)
-            if error is not None or message.stop_reason == "aborted" or not message.tool_calls:
+            if error is not None or message.stop_reason == "aborted":
                 return self._end_turn(message, turn_usage, error)
+            if not message.tool_calls:
+                stop = self.config.hooks.stop(message, continuations)
+                instruction = await self._hooked(stop, None)
+                if instruction is None or self._aborted:
+                    return self._end_turn(message, turn_usage, None)
+                continuations += 1
+                self._record(UserMessage.of_text(instruction))
+                continue
             for result in await self._run_tools(message.tool_calls):
                 self._record(result)
             if self._aborted:
@@ -215,11 +257,8 @@ class Agent:
 
     async def _attempt(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         partial: list[str] = []
-        context = Context(
-            self.config.system_prompt, model_context(self.messages), [tool.spec for tool in self.config.tools]
-        )
         try:
-            done = await self._abortable(self._stream(context, self.config.request_options, partial))
+            done = await self._abortable(self._ask(partial))
         except asyncio.CancelledError:
             if not self._aborted:
                 raise
@@ -229,6 +268,15 @@ class Agent:
         self._record(message)
         self._emit(ev.MessageCompleted(message))
         return message, done.error
+
+    async def _ask(self, partial: list[str]) -> llm_events.StreamDone:
+        """One request with the tools the model may call now: the sources' tools may have changed."""
+        tools = list(self.config.tools)
+        for source in self.config.tool_sources:
+            tools += await source.tools()
+        self._tools = {tool.name: tool for tool in tools}
+        context = Context(self.config.system_prompt, model_context(self.messages), [t.spec for t in tools])
+        return await self._stream(context, self.config.request_options, partial)
 
     def _count_usage(self, usage: Usage, turn_usage: Usage) -> None:
         """Every attempt is paid, failed ones too: all of it goes into the turn's and the session's totals."""
@@ -254,6 +302,9 @@ class Agent:
 
     async def compact(self, reason: str = "manual", turn_usage: Usage | None = None) -> bool:
         """Summarize the older part of the context into a compaction entry; False when nothing was done."""
+        trigger: CompactTrigger = "manual" if reason == "manual" else "auto"
+        if not await self._hooked(self.config.hooks.pre_compact(trigger), False):
+            return False
         previous, entries = self.session.context_entries()
         # on overflow the provider refused this context: keep only the current turn verbatim
         keep = 0 if reason == "overflow" else min(KEEP_RECENT_TOKENS, self.config.model.context_window // 4)
@@ -304,11 +355,12 @@ class Agent:
 
     def _overhead_tokens(self) -> int:
         """The estimate of what every request carries besides the messages: the prompt and tool schemas."""
-        if self._overhead is None or self._overhead[0] is not self.config:
-            schemas = json.dumps([asdict(tool.spec) for tool in self.config.tools])
+        names = tuple(self._tools)
+        if self._overhead is None or self._overhead[0] is not self.config or self._overhead[1] != names:
+            schemas = json.dumps([asdict(tool.spec) for tool in self._tools.values()])
             tokens = estimate_text_tokens(self.config.system_prompt) + estimate_text_tokens(schemas)
-            self._overhead = (self.config, tokens)
-        return self._overhead[1]
+            self._overhead = (self.config, names, tokens)
+        return self._overhead[2]
 
     def _aborted_message(self, text: str) -> AssistantMessage:
         model = self.config.model
@@ -344,6 +396,17 @@ class Agent:
         return messages
 
     async def _run_tool(self, call: ToolCall) -> ToolResult:
+        """Run one call unless a hook denies it; what the hooks add follows the result."""
+        verdict = await self.config.hooks.pre_tool(call)
+        if verdict.denied is not None:
+            return ToolResult.text(verdict.denied, is_error=True)
+        if verdict.arguments is not None:
+            call = replace(call, arguments=verdict.arguments)
+        result = await self._execute(call)
+        after = await self.config.hooks.post_tool(call, result)
+        return with_context(result, verdict.context, after)
+
+    async def _execute(self, call: ToolCall) -> ToolResult:
         """Run one call; every failure becomes an error result the model reads, never a crash."""
         tool = self._tools.get(call.name)
         if tool is None:

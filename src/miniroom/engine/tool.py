@@ -57,3 +57,13 @@ class ClosableTool(Protocol):
     """A tool holding something (files, processes) to release when its agent closes."""
 
     def close(self) -> None: ...
+
+
+class ToolSource(Protocol):
+    """Tools that come and go during a session (an MCP server's): asked for the current ones before every
+    model request, the first time included, so a source may connect lazily then."""
+
+    async def tools(self) -> list[Tool]: ...
+
+    async def aclose(self) -> None:
+        """Release what the source holds (connections, server processes), without waiting on them."""
