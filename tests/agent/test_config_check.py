@@ -102,12 +102,18 @@ def test_check_file_picks_the_validator_by_name(tmp_path: Path) -> None:
     ]
     unknown = write(tmp_path, "notes.yml", "a: 1\n")
     assert [str(problem) for problem in check_file(unknown)] == [
-        f"{unknown}: is not a settings file miniroom knows; it reads miniagent.yml, retry.yml"
+        f"{unknown}: is not a settings file miniroom knows; it reads hooks.yml, mcp.yml, miniagent.yml, "
+        "retry.yml"
     ]
 
 
 def test_the_registry_holds_one_validator_per_file() -> None:
-    assert sorted(str(path) for path in VALIDATORS) == [".miniroom/miniagent.yml", ".miniroom/retry.yml"]
+    assert sorted(str(path) for path in VALIDATORS) == [
+        ".miniroom/hooks.yml",
+        ".miniroom/mcp.yml",
+        ".miniroom/miniagent.yml",
+        ".miniroom/retry.yml",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -12,15 +12,17 @@ from typing import Any
 import httpx
 
 from miniroom.agent.context_files import load_context_files, render_context
-from miniroom.agent.profile import ProfileSettings, resolve_profile
+from miniroom.agent.external import ExternalSettings, load_external, mcp_sources, turn_hooks
+from miniroom.agent.profile import ProfileSettings, ResolvedProfile, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
 from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
 from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
 from miniroom.engine.agent import Agent, AgentConfig
-from miniroom.engine.retry_policy import load_retry_policy
+from miniroom.engine.retry_policy import RetryPolicy, load_retry_policy
 from miniroom.engine.session import Session, SessionError, directory_for_cwd
 from miniroom.engine.session_index import find_session_path, latest_session_path, session_id_of
+from miniroom.hooks.payloads import SessionFacts
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
 from miniroom.llm.models_json import env_value
 from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, known_providers, resolve_model
@@ -153,6 +155,17 @@ def _stored_model_name(session: Session) -> str | None:
     return f"{entry['provider']}/{entry['modelId']}" if entry else None
 
 
+def _read_project(
+    settings_dir: Path, env: Mapping[str, str], variables: Mapping[str, str]
+) -> tuple[ResolvedProfile, RetryPolicy, ExternalSettings]:
+    """The project's settings files, as this agent resolves them; their warnings go to the log."""
+    resolved = resolve_profile(settings_dir, env, variables)
+    retry, retry_warnings = load_retry_policy(settings_dir)
+    for warning in (*resolved.warnings, *retry_warnings):
+        log.warning(warning)
+    return resolved, retry, load_external(settings_dir)
+
+
 def build_agent(
     model_name: str | None,
     cwd: Path,
@@ -164,21 +177,21 @@ def build_agent(
     project_dir: Path | None = None,
     extra_prompt: str = "",
     tool_allowlist: Collection[str] | None = None,
+    external_tools: bool = True,
 ) -> Agent:
     """Resolve profile and model, open the session (recording changes) and assemble the agent.
 
     `project_dir` holds the `.miniroom/` settings (default: `cwd`); `extra_prompt` ends the system prompt.
+    Without `external_tools` (a subagent) the agent gets no MCP servers and runs no hook commands; the deny
+    rules of hooks.yml still apply to it.
     """
     agent_dir = agent_dir_from_env(env)
     settings_dir = cwd if project_dir is None else project_dir
-    resolved = resolve_profile(settings_dir, env, model_variables or {})
-    for warning in resolved.warnings:
-        log.warning(warning)
-    retry, retry_warnings = load_retry_policy(settings_dir)
-    for warning in retry_warnings:
-        log.warning(warning)
+    resolved, retry, external = _read_project(settings_dir, env, model_variables or {})
     session = open_session(agent_dir, cwd, choice)
-    session, settings, retry = frozen_settings(session, resolved, retry, same_path=choice.path is not None)
+    session, settings, retry = frozen_settings(
+        session, resolved, retry, same_path=choice.path is not None, files=external.fingerprints
+    )
     model, suffix = resolve_model(
         model_name or env.get("MODEL") or _stored_model_name(session) or None, env, agent_dir
     )
@@ -188,6 +201,8 @@ def build_agent(
     skills = discover_skills(cwd, agent_dir)
     enabled = tool_filter(settings, tool_allowlist)
     prompt = build_prompt(cwd, agent_dir, settings, skills, enabled)
+    sources = mcp_sources(external, cwd, model_variables or {}, env, enabled) if external_tools else []
+    facts = SessionFacts(session.id, session.path, cwd, model.ref)
     config = AgentConfig(
         model=model,
         system_prompt=f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt,
@@ -201,6 +216,8 @@ def build_agent(
         },
         retry=retry,
         max_model_requests=settings.max_model_requests,
+        tool_sources=sources,
+        hooks=turn_hooks(external, facts, settings_dir, commands=external_tools),
     )
     return Agent(config, session, client)
 

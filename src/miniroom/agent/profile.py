@@ -13,7 +13,12 @@ from pydantic import AfterValidator, BeforeValidator, ValidationError, field_val
 from pydantic.alias_generators import to_camel
 
 from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES as BUILTIN_TOOL_NAMES
-from miniroom.agent.tool_names import allowed_with_requirements, tool_name_problem, unmet_requirements
+from miniroom.agent.tool_names import (
+    allowed_with_requirements,
+    mcp_tool_listed,
+    tool_name_problem,
+    unmet_requirements,
+)
 from miniroom.agent.variables import ProfileError as ProfileError
 from miniroom.agent.variables import VariableProblem as VariableProblem
 from miniroom.agent.variables import parse_variables as parse_variables
@@ -29,6 +34,7 @@ from miniroom.config.settings_model import (
 )
 from miniroom.config.yaml_source import YamlSource, load_yaml
 from miniroom.llm.model import ThinkingLevel
+from miniroom.mcp.names import PREFIX as MCP_PREFIX
 
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -62,6 +68,10 @@ class ProfileSettings:
 
     def tool_enabled(self, name: str) -> bool:
         """Whether the profile lets this tool in; tools a profile cannot filter always are."""
+        if name.startswith(MCP_PREFIX):
+            if self.enabled_tools is not None:
+                return mcp_tool_listed(name, self.enabled_tools)
+            return not mcp_tool_listed(name, self.disabled_tools or ())
         if name not in BUILTIN_TOOL_NAMES:
             return True
         return allowed_with_requirements(name, self._listed)
