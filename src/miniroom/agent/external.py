@@ -72,6 +72,23 @@ def load_external(project_dir: Path) -> ExternalSettings:
     return ExternalSettings(servers, hooks, fingerprints)
 
 
+def mcp_servers(
+    external: ExternalSettings,
+    cwd: Path,
+    variables: Mapping[str, str],
+    env: Mapping[str, str],
+    allow: Callable[[str], bool],
+) -> McpTools:
+    """The servers, their entries expanded, for an agent working in `cwd`; nothing connects yet."""
+    entries = []
+    for entry in external.servers:
+        filled, warnings = expanded(entry, variables, env) if entry.enabled else (entry, [])
+        for warning in warnings:
+            log.warning("%s", warning)
+        entries.append(filled)
+    return McpTools(entries, cwd, allow)
+
+
 def mcp_sources(
     external: ExternalSettings,
     cwd: Path,
@@ -79,16 +96,10 @@ def mcp_sources(
     env: Mapping[str, str],
     allow: Callable[[str], bool],
 ) -> list[ToolSource]:
-    """The servers' tools for an agent working in `cwd` (none without an enabled server)."""
+    """The servers' tools as the engine's tool sources: none without an enabled server."""
     if not any(entry.enabled for entry in external.servers):
         return []
-    entries = []
-    for entry in external.servers:
-        filled, warnings = expanded(entry, variables, env)
-        for warning in warnings:
-            log.warning("%s", warning)
-        entries.append(filled)
-    return [McpTools(entries, cwd, allow)]
+    return [mcp_servers(external, cwd, variables, env, allow)]
 
 
 def turn_hooks(

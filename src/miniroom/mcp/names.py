@@ -35,6 +35,8 @@ def server_name_problem(name: object) -> str | None:
     """Why `name` cannot name a server in mcp.yml, or None."""
     if isinstance(name, str) and SERVER_NAME.match(name) and len(name) <= MAX_SERVER_NAME:
         return None
+    if isinstance(name, bool):
+        return f"YAML reads this server name as {str(name).lower()}, not as text: put the name in quotes"
     return (
         f"'{name}' cannot name a server: use letters, digits, '-' and single '_' (its tools are named "
         f"mcp__<server>__<tool>, so `__` would be ambiguous), starting with a letter or digit, at most "
