@@ -63,6 +63,7 @@ def test_mcp_list_shows_each_servers_state_and_tools(workspace: Workspace, http_
         "`command` in .miniroom/mcp.yml" in lines
     )
     assert lines[-1] == "later (sse): disabled"
+    assert "broken" not in result.stderr  # said once, on stdout
 
 
 @one_protocol

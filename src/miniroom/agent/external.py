@@ -78,15 +78,18 @@ def mcp_servers(
     variables: Mapping[str, str],
     env: Mapping[str, str],
     allow: Callable[[str], bool],
+    *,
+    warn_failures: bool = True,
 ) -> McpTools:
-    """The servers, their entries expanded, for an agent working in `cwd`; nothing connects yet."""
+    """The servers, their entries expanded, for an agent working in `cwd`; nothing connects yet.
+    `warn_failures`: log each server that fails to connect (for a caller that does not show it itself)."""
     entries = []
     for entry in external.servers:
         filled, warnings = expanded(entry, variables, env) if entry.enabled else (entry, [])
         for warning in warnings:
             log.warning("%s", warning)
         entries.append(filled)
-    return McpTools(entries, cwd, allow)
+    return McpTools(entries, cwd, allow, warn_failures=warn_failures)
 
 
 def mcp_sources(

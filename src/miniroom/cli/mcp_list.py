@@ -42,7 +42,7 @@ def mcp_list_command(args: argparse.Namespace) -> int:
         where = folder / MCP_FILE
         print(f"No MCP servers: {where} {'lists none' if where.exists() else 'does not exist'}.")
         return 0
-    servers = mcp_servers(external, folder, {}, os.environ, lambda name: True)
+    servers = mcp_servers(external, folder, {}, os.environ, lambda name: True, warn_failures=False)
     states = asyncio.run(_states(servers)) if servers.enabled else servers.states()
     for state in states:
         print("\n".join(_lines(state)))

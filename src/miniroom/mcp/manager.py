@@ -44,9 +44,10 @@ class McpTools:
         cwd: Path,
         allow: Callable[[str], bool] = _everything,
         startup_seconds: float = STARTUP_SECONDS,
+        warn_failures: bool = True,
     ) -> None:
         self.servers, self.cwd, self.allow = tuple(servers), cwd, allow
-        self.startup_seconds = startup_seconds
+        self.startup_seconds, self.warn_failures = startup_seconds, warn_failures
         self._connections: list[ServerConnection] | None = None
         self._lock = asyncio.Lock()
 
@@ -69,7 +70,7 @@ class McpTools:
                 connections = [ServerConnection(entry, self.cwd) for entry in self.enabled]
                 await asyncio.gather(*(each.open(self.startup_seconds) for each in connections))
                 for each in connections:
-                    if each.state == "failed":
+                    if each.state == "failed" and self.warn_failures:
                         log.warning(
                             "MCP server %s (%s) failed: %s. The session goes on without its tools.",
                             each.entry.name,
