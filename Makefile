@@ -56,6 +56,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/stream_receive.py
 	$(BIN)/python bench/session_load.py
 	$(BIN)/python bench/prompt_size.py
+	$(BIN)/python bench/mcp_connect.py
 	$(BIN)/python bench/room_decisions.py
 
 clean:
