@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from miniroom.hooks.config import check_hooks_file, read_hooks
+from tests.agent_runs import write_settings
 
 VALID = """\
 hooks:
@@ -23,10 +24,7 @@ deny:
 
 
 def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / ".miniroom" / "hooks.yml"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(text)
-    return path
+    return write_settings(tmp_path, "hooks.yml", text)
 
 
 def test_the_issues_example_reads_as_written(tmp_path: Path) -> None:

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.engine.session import Session
-from miniroom.engine.session_index import latest_session_path
-from miniroom.llm.messages import ToolResultMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.agent_runs import run_ok, write_settings
+from tests.agent_runs import tool_results as results
 from tests.conftest import Workspace
 from tests.processes import wait_until_gone
 
@@ -27,21 +26,7 @@ def script(workspace: Workspace, name: str, body: str) -> str:
 
 
 def write_hooks(workspace: Workspace, text: str) -> None:
-    folder = workspace.project / ".miniroom"
-    folder.mkdir(exist_ok=True)
-    (folder / "hooks.yml").write_text(text)
-
-
-def results(workspace: Workspace) -> list[ToolResultMessage]:
-    path = latest_session_path(workspace.agent_dir, workspace.project.resolve())
-    assert path is not None
-    return [m for m in Session.load(path).messages() if isinstance(m, ToolResultMessage)]
-
-
-def run_ok(workspace: Workspace, prompt: str = "go") -> str:
-    done = workspace.run("run", prompt)
-    assert done.returncode == 0, done.stderr
-    return done.stderr
+    write_settings(workspace.project, "hooks.yml", text)
 
 
 @one_protocol

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.agent_runs import write_settings
 from tests.runtime.serve_process import free_port
 
 SERVER = Path(__file__).with_name("server.py")
@@ -27,10 +28,7 @@ def stdio_entry(**extra: Any) -> dict[str, Any]:
 
 def write_mcp(project: Path, servers: dict[str, Any]) -> Path:
     """`.miniroom/mcp.yml` listing `servers` (JSON is YAML too)."""
-    path = project / ".miniroom" / "mcp.yml"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps({"servers": servers}, indent=2))
-    return path
+    return write_settings(project, "mcp.yml", json.dumps({"servers": servers}, indent=2))
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.agent_runs import write_settings
 from tests.conftest import Workspace
 from tests.mcp.conftest import RemoteServer, stdio_entry, write_mcp
 
@@ -11,8 +12,7 @@ one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indi
 
 
 def write_hooks(workspace: Workspace, text: str) -> None:
-    (workspace.project / ".miniroom").mkdir(exist_ok=True)
-    (workspace.project / ".miniroom" / "hooks.yml").write_text(text)
+    write_settings(workspace.project, "hooks.yml", text)
 
 
 @one_protocol

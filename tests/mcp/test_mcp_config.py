@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from miniroom.mcp.config import check_mcp_file, expanded, read_servers
+from tests.agent_runs import write_settings
 
 VALID = """\
 servers:
@@ -22,10 +23,7 @@ servers:
 
 
 def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / ".miniroom" / "mcp.yml"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(text)
-    return path
+    return write_settings(tmp_path, "mcp.yml", text)
 
 
 def test_the_issues_example_reads_as_written(tmp_path: Path) -> None:
@@ -69,8 +67,8 @@ def test_the_issues_example_reads_as_written(tmp_path: Path) -> None:
          "2: servers.False: YAML reads this server name as false, not as text: put the name in quotes"),
         ("servers:\n  a: just-a-command\n",
          '2: servers.a: must be a mapping of the server\'s settings, got "just'),
-        ("servers: [a]\n", "1: servers: must be a mapping of server names to their settings, got a list"),
-        ("mcpServers: {}\n", "1: mcpServers: unknown key: the file holds only `servers:`"),
+        ("servers: [a]\n", "1: servers: must be a mapping of server names to settings, got a list"),
+        ("mcpServers: {}\n", "1: mcpServers: unknown key: the file holds only `servers:` at its root"),
         ("- a\n", "1: the file must be a mapping with a `servers:` key, got a list"),
         ("servers:\n  a: {command: x}\n  a: {command: y}\n",
          "3: servers.a: is written twice (lines 2 and 3); YAML keeps only the last: delete one"),

@@ -9,28 +9,15 @@ from typing import Any
 
 import pytest
 
-from miniroom.engine.session import Session
-from miniroom.engine.session_index import latest_session_path
-from miniroom.llm.messages import ImageContent, ToolResultMessage
+from miniroom.llm.messages import ImageContent
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.agent_runs import run_ok
+from tests.agent_runs import tool_results as results
 from tests.cli.test_engine_e2e import write_models_json
 from tests.conftest import Workspace
 from tests.mcp.conftest import RemoteServer, stdio_entry, tool_names, write_mcp
 
 one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)
-
-
-def results(workspace: Workspace) -> list[ToolResultMessage]:
-    """The tool results of the folder's latest session, in order."""
-    path = latest_session_path(workspace.agent_dir, workspace.project.resolve())
-    assert path is not None
-    return [m for m in Session.load(path).messages() if isinstance(m, ToolResultMessage)]
-
-
-def run_ok(workspace: Workspace, prompt: str = "use the tools") -> str:
-    done = workspace.run("run", prompt)
-    assert done.returncode == 0, done.stderr
-    return done.stderr
 
 
 def test_a_stdio_servers_tools_return_text_images_resources_and_errors(

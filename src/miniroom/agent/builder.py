@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from miniroom.agent.context_files import load_context_files, render_context
-from miniroom.agent.external import ExternalSettings, load_external, mcp_sources, turn_hooks
+from miniroom.agent.external import ExternalSettings, load_external, mcp_servers, turn_hooks
 from miniroom.agent.profile import ProfileSettings, ResolvedProfile, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
 from miniroom.agent.session_settings import frozen_settings, session_settings
@@ -201,7 +201,7 @@ def build_agent(
     skills = discover_skills(cwd, agent_dir)
     enabled = tool_filter(settings, tool_allowlist)
     prompt = build_prompt(cwd, agent_dir, settings, skills, enabled)
-    sources = mcp_sources(external, cwd, model_variables or {}, env, enabled) if external_tools else []
+    servers = mcp_servers(external, cwd, model_variables or {}, env, enabled) if external_tools else None
     facts = SessionFacts(session.id, session.path, cwd, model.ref)
     config = AgentConfig(
         model=model,
@@ -216,7 +216,7 @@ def build_agent(
         },
         retry=retry,
         max_model_requests=settings.max_model_requests,
-        tool_sources=sources,
+        tool_sources=[servers] if servers is not None and servers.enabled else [],
         hooks=turn_hooks(external, facts, settings_dir, commands=external_tools),
     )
     return Agent(config, session, client)

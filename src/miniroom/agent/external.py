@@ -18,7 +18,6 @@ from miniroom.config.problems import Problem
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.yaml_source import load_yaml
 from miniroom.engine.hooks import NO_HOOKS, TurnHooks
-from miniroom.engine.tool import ToolSource
 from miniroom.hooks.config import HOOKS_FILE, HookSettings, load_hooks
 from miniroom.hooks.payloads import SessionFacts
 from miniroom.hooks.project_hooks import ProjectHooks
@@ -90,19 +89,6 @@ def mcp_servers(
             log.warning("%s", warning)
         entries.append(filled)
     return McpTools(entries, cwd, allow, warn_failures=warn_failures)
-
-
-def mcp_sources(
-    external: ExternalSettings,
-    cwd: Path,
-    variables: Mapping[str, str],
-    env: Mapping[str, str],
-    allow: Callable[[str], bool],
-) -> list[ToolSource]:
-    """The servers' tools as the engine's tool sources: none without an enabled server."""
-    if not any(entry.enabled for entry in external.servers):
-        return []
-    return [mcp_servers(external, cwd, variables, env, allow)]
 
 
 def turn_hooks(

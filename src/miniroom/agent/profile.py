@@ -30,9 +30,10 @@ from miniroom.config.settings_model import (
     SettingsModel,
     describe_value,
     error_message,
+    keyed_section,
     validation_problems,
 )
-from miniroom.config.yaml_source import YamlSource, load_yaml
+from miniroom.config.yaml_source import load_yaml
 from miniroom.llm.model import ThinkingLevel
 from miniroom.mcp.names import PREFIX as MCP_PREFIX
 
@@ -177,30 +178,6 @@ class ProfileFields(SettingsModel):
         return self
 
 
-def _profiles_mapping(source: YamlSource, problems: list[Problem]) -> dict[Any, Any]:
-    """The `profiles:` mapping of the file, reporting any other shape."""
-    data = source.data
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        message = f"the file must be a mapping with a `profiles:` key, got {describe_value(data)}"
-        problems.append(source.problem((), message))
-        return {}
-    for key in data:
-        if key != "profiles":
-            problems.append(
-                source.problem((str(key),), "unknown key: the file holds only `profiles:` at its root")
-            )
-    profiles = data.get("profiles")
-    if profiles is None:
-        return {}
-    if not isinstance(profiles, dict):
-        message = f"must be a mapping of profile names to settings, got {describe_value(profiles)}"
-        problems.append(source.problem(("profiles",), message))
-        return {}
-    return profiles
-
-
 def _profile_name_problem(name: object) -> str | None:
     if isinstance(name, str) and PROFILE_NAME.match(name):
         return None
@@ -224,7 +201,7 @@ def read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]
         return {}, [error.problem]
     problems = list(source.problems)
     profiles: dict[str, dict[str, Any]] = {}
-    for key, body in _profiles_mapping(source, problems).items():
+    for key, body in keyed_section(source, "profiles", "profile", problems).items():
         # YAML reads a name such as `2024:` as a number, though the name mask allows it.
         name = str(key) if isinstance(key, int) and not isinstance(key, bool) else key
         loc = ("profiles", str(name))

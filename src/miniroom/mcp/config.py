@@ -27,6 +27,7 @@ from miniroom.config.settings_model import (
     OptionalPositiveWhole,
     SettingsModel,
     describe_value,
+    keyed_section,
     validation_problems,
 )
 from miniroom.config.yaml_source import YamlSource, load_yaml
@@ -130,25 +131,6 @@ def _server(source: YamlSource, key: Any, raw: Any, problems: list[Problem]) -> 
     return entry
 
 
-def _servers_mapping(source: YamlSource, problems: list[Problem]) -> dict[Any, Any]:
-    data = source.data
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        message = f"the file must be a mapping with a `servers:` key, got {describe_value(data)}"
-        problems.append(source.problem((), message))
-        return {}
-    for key in data:
-        if key != "servers":
-            problems.append(source.problem((str(key),), "unknown key: the file holds only `servers:`"))
-    servers = data.get("servers")
-    if servers is not None and not isinstance(servers, dict):
-        message = f"must be a mapping of server names to their settings, got {describe_value(servers)}"
-        problems.append(source.problem(("servers",), message))
-        return {}
-    return servers or {}
-
-
 def read_servers(path: Path) -> tuple[tuple[ServerEntry, ...], list[Problem]]:
     """The servers the file sets (disabled ones too), and every problem in it; with any error, none."""
     try:
@@ -156,7 +138,7 @@ def read_servers(path: Path) -> tuple[tuple[ServerEntry, ...], list[Problem]]:
     except SettingsFileError as error:
         return (), [error.problem]
     problems = list(source.problems)
-    mapping = _servers_mapping(source, problems)
+    mapping = keyed_section(source, "servers", "server", problems)
     entries = [_server(source, key, raw, problems) for key, raw in mapping.items()]
     if any(problem.severity == "error" for problem in problems):
         return (), problems
