@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from miniroom.engine.session import Session
-from miniroom.engine.session_index import latest_session_path
-from miniroom.llm.messages import ToolResultMessage
+from miniroom.engine import Session, latest_session_path
+from miniroom.llm import ToolResultMessage
 from tests.conftest import Workspace
 
 

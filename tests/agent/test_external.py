@@ -8,7 +8,7 @@ import pytest
 
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.profile import ProfileError
-from miniroom.llm.messages import ToolCall
+from miniroom.llm import ToolCall
 
 ENV = {
     "MODEL": "scripted/test-model",

@@ -7,12 +7,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from miniroom.engine import (
+    ALLOW,
+    PASS,
+    CompactTrigger,
+    PromptVerdict,
+    Session,
+    Tool,
+    ToolContext,
+    ToolResult,
+    ToolVerdict,
+)
 from miniroom.engine import events as ev
-from miniroom.engine.hooks import ALLOW, PASS, CompactTrigger, PromptVerdict, ToolVerdict
-from miniroom.engine.session import Session
-from miniroom.engine.tool import Tool, ToolContext, ToolResult
-from miniroom.llm.errors import ErrorKind
-from miniroom.llm.messages import AssistantMessage, ToolCall, ToolResultMessage, ToolSpec, UserMessage
+from miniroom.llm import AssistantMessage, ErrorKind, ToolCall, ToolResultMessage, ToolSpec, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.support import make_agent
 

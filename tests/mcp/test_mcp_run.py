@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from miniroom.llm.messages import ImageContent
+from miniroom.llm import ImageContent
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.agent_runs import run_ok
 from tests.agent_runs import tool_results as results

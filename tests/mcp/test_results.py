@@ -6,7 +6,7 @@ import base64
 
 import mcp_types as types
 
-from miniroom.llm.messages import ImageContent, TextContent
+from miniroom.llm import ImageContent, TextContent
 from miniroom.mcp.results import tool_result
 from miniroom.tools.read import MAX_IMAGE_BYTES
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from miniroom.engine.session import Session
-from miniroom.llm.messages import AssistantMessage, TextContent, UserMessage
+from miniroom.engine import Session
+from miniroom.llm import AssistantMessage, TextContent, UserMessage
 from miniroom.rooms.runtime.turns import rewind_to_prompt
 
 

@@ -17,7 +17,7 @@ from miniroom.agent.variables import ProfileError
 from miniroom.config.problems import Problem
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.yaml_source import load_yaml
-from miniroom.engine.hooks import NO_HOOKS, TurnHooks
+from miniroom.engine import NO_HOOKS, TurnHooks
 from miniroom.hooks.config import HOOKS_FILE, HookSettings, load_hooks
 from miniroom.hooks.payloads import SessionFacts
 from miniroom.hooks.project_hooks import ProjectHooks

@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES as BUILTIN_TOOL_NAMES
 from miniroom.agent.tool_names import (
     allowed_with_requirements,
     mcp_tool_listed,
@@ -34,8 +33,10 @@ from miniroom.config.settings_model import (
     validation_problems,
 )
 from miniroom.config.yaml_source import load_yaml
-from miniroom.llm.model import ThinkingLevel
+from miniroom.engine import ToolSettings
+from miniroom.llm import ThinkingLevel
 from miniroom.mcp.names import PREFIX as MCP_PREFIX
+from miniroom.tools import BUILTIN_TOOL_NAMES
 
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -61,8 +62,8 @@ class ProfileSettings:
     max_output_tokens: int | None = None  # None: the model's own ceiling
     thinking_budget: int = 65536
     thinking_level: ThinkingLevel | None = None  # None: the level from the model name or the session
-    parallel_bash_threads: int = 5
-    read_max_lines: int = 500
+    parallel_bash_threads: int = ToolSettings.parallel_bash_threads
+    read_max_lines: int = ToolSettings.read_max_lines
     max_parallel_agents: int = 4
     system_prompt: str | None = None  # None: the built-in prompt
     session_header: str | None = None  # None: the provider's usual header

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from miniroom.engine.tool import ToolResult
-from miniroom.llm.messages import AssistantMessage, TextContent, ToolCall
+from miniroom.llm import AssistantMessage, TextContent, ToolCall
 
 CompactTrigger = Literal["manual", "auto"]
 

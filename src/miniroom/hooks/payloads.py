@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from miniroom.engine.tool import ToolResult
-from miniroom.llm.messages import TextContent, ToolCall
+from miniroom.engine import ToolResult
+from miniroom.llm import TextContent, ToolCall
 
 
 @dataclass(frozen=True)

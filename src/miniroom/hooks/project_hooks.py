@@ -9,14 +9,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from miniroom.engine.hooks import ALLOW, PASS, CompactTrigger, PromptVerdict, ToolVerdict
-from miniroom.engine.tool import ToolResult
+from miniroom.engine import ALLOW, PASS, CompactTrigger, PromptVerdict, ToolResult, ToolVerdict
 from miniroom.hooks.config import HookRule, HookSettings
 from miniroom.hooks.deny import denying_rule
 from miniroom.hooks.outcome import Outcome, combine, interpret
 from miniroom.hooks.payloads import SessionFacts, payload, stop_fields, tool_fields, tool_response
 from miniroom.hooks.runner import run_hook
-from miniroom.llm.messages import AssistantMessage, ToolCall
+from miniroom.llm import AssistantMessage, ToolCall
 from miniroom.tools.shell import child_environment
 
 log = logging.getLogger(__name__)

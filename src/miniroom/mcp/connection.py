@@ -21,8 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from miniroom import __version__
-from miniroom.engine.tool import Tool, ToolError
-from miniroom.llm.messages import ToolSpec
+from miniroom.engine import Tool, ToolError
+from miniroom.llm import ToolSpec
 from miniroom.mcp.config import MCP_FILE, ServerEntry
 from miniroom.mcp.names import tool_name
 from miniroom.mcp.stdio import STDERR_TAIL_LINES, gated_stdio

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from miniroom.engine.tool import Tool
+from miniroom.engine import Tool
 from miniroom.mcp.config import MCP_FILE, ServerEntry
 
 if TYPE_CHECKING:

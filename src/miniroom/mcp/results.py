@@ -9,8 +9,8 @@ import json
 
 import mcp_types as types
 
-from miniroom.engine.tool import ToolResult
-from miniroom.llm.messages import ImageContent, TextContent, UserContent
+from miniroom.engine import ToolResult
+from miniroom.llm import ImageContent, TextContent, UserContent
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, keep_head
 from miniroom.tools.read import MAX_IMAGE_BYTES
 

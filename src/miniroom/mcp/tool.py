@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from miniroom.engine.tool import ToolContext, ToolResult
-from miniroom.llm.messages import ToolSpec
+import mcp_types as types
+
+from miniroom.engine import ToolContext, ToolResult
+from miniroom.llm import ToolSpec
+from miniroom.mcp.config import ServerEntry
 from miniroom.mcp.results import tool_result
 from miniroom.tools.shell import one_line_summary
 
-if TYPE_CHECKING:
-    from miniroom.mcp.connection import ServerConnection
+
+class Server(Protocol):
+    """What a tool needs of its server's connection."""
+
+    @property
+    def entry(self) -> ServerEntry: ...
+
+    async def call(
+        self, name: str, arguments: dict[str, Any], limit_seconds: float
+    ) -> types.CallToolResult: ...
 
 
 @dataclass(frozen=True)
@@ -22,7 +33,7 @@ class McpTool:
     name: str
     spec: ToolSpec
     remote_name: str
-    connection: ServerConnection
+    connection: Server
 
     def validate(self, arguments: dict[str, Any]) -> Any:
         return arguments  # the server checks them against its own schema
