@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 import httpx2
 import mcp_types as types
 from mcp.client.client import Client
@@ -210,6 +211,8 @@ class ServerConnection:
         leaf = _leaf(error)
         if isinstance(leaf, MCPError):
             reason = "it closed the connection" if leaf.message == "Connection closed" else leaf.message
+        elif isinstance(leaf, anyio.BrokenResourceError | anyio.ClosedResourceError | anyio.EndOfStream):
+            reason = "it closed the connection"
         elif isinstance(leaf, httpx2.HTTPStatusError):
             reason = f"{self.entry.shown_url} answered HTTP {leaf.response.status_code}"
         elif isinstance(leaf, httpx2.TransportError):

@@ -55,11 +55,19 @@ def _parsed(line: str) -> SessionMessage | Exception:
         return error
 
 
-async def _write_messages(outgoing: MemoryObjectReceiveStream[SessionMessage], stdin: ByteSendStream) -> None:
-    async with outgoing:
-        async for message in outgoing:
-            data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-            await stdin.send((data + "\n").encode("utf-8"))
+async def _write_messages(
+    outgoing: MemoryObjectReceiveStream[SessionMessage],
+    stdin: ByteSendStream,
+    incoming: MemoryObjectSendStream[SessionMessage | Exception],
+) -> None:
+    """Each message as a line on the server's stdin; a server that stopped reading ends the connection."""
+    try:
+        async with outgoing:
+            async for message in outgoing:
+                data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await stdin.send((data + "\n").encode("utf-8"))
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        await incoming.aclose()  # the session sees the connection closed, as when stdout ends
 
 
 async def _keep_stderr(stderr: ByteReceiveStream, tail: deque[str], server: str) -> None:
@@ -94,7 +102,7 @@ async def gated_stdio(
         await process.stdin.send(GATE_LINE)
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(_read_messages, process.stdout, incoming_writer)
-            tasks.start_soon(_write_messages, outgoing_reader, process.stdin)
+            tasks.start_soon(_write_messages, outgoing_reader, process.stdin, incoming_writer)
             tasks.start_soon(_keep_stderr, process.stderr, stderr_tail, server)
             try:
                 yield incoming, outgoing
