@@ -4,7 +4,8 @@ Runs `miniroom run` in a temporary project with fetch and search on (with an emp
 CLAUDE.md, skills or models.json) against the scripted provider, in both wire protocols, and measures the
 first request: the system prompt text and the tool list as compact JSON. Tokens are estimated as characters
 / 4.
-Budget: at most 2,500 tokens in each protocol; exit 1 when over.
+Budget: at most 2,500 tokens in each protocol; exit 1 when over. Then the tokens each MCP server adds (the
+SDK-written test server, over stdio), which no budget covers: they are the user's choice.
 """
 
 from __future__ import annotations
@@ -33,14 +34,20 @@ def compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def first_request(api: str) -> dict[str, Any]:
-    """The body of the first request a default `miniroom run` sends in this protocol."""
+MCP_TEST_SERVER = Path(__file__).resolve().parent.parent / "tests" / "mcp" / "server.py"
+
+
+def first_request(api: str, mcp_servers: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The body of the first request a default `miniroom run` sends in this protocol (with `mcp_servers` as
+    the project's mcp.yml, when given)."""
     miniroom = str(Path(sys.executable).with_name("miniroom"))
     with ScriptedProvider() as provider, tempfile.TemporaryDirectory() as folder:
         project = Path(folder, "project")
         (project / ".miniroom").mkdir(parents=True)
         # fetch is on by default (fetch.yml is created with a Direct service); search needs a service
         (project / ".miniroom" / "search.yml").write_text(SEARCH_YML, encoding="utf-8")
+        if mcp_servers:
+            (project / ".miniroom" / "mcp.yml").write_text(json.dumps({"servers": mcp_servers}))
         env = {
             key: value
             for key, value in os.environ.items()
@@ -82,6 +89,19 @@ def tokens(chars: int) -> int:
     return chars // CHARS_PER_TOKEN
 
 
+def mcp_tokens_per_server() -> dict[str, tuple[int, int]]:
+    """Each server's tool count and schema tokens, as a request carries them."""
+    entry = {"type": "stdio", "command": sys.executable, "args": [str(MCP_TEST_SERVER), "stdio"]}
+    _, _, per_tool = measure(first_request(PROTOCOLS[0], {"test": entry}))
+    added: dict[str, tuple[int, int]] = {}
+    for name, chars in per_tool.items():
+        if name.startswith("mcp__"):
+            server = name.split("__")[1]
+            count, total = added.get(server, (0, 0))
+            added[server] = (count + 1, total + chars)
+    return {server: (count, tokens(chars)) for server, (count, chars) in added.items()}
+
+
 def main() -> int:
     over = False
     for api in PROTOCOLS:
@@ -95,6 +115,8 @@ def main() -> int:
         )
         largest = sorted(per_tool.items(), key=lambda item: -item[1])
         print("  tools: " + ", ".join(f"{name} {tokens(chars)}" for name, chars in largest))
+    for server, (count, added) in mcp_tokens_per_server().items():
+        print(f"prompt size: MCP server {server} adds {count} tools ≈ {added:,} tokens")
     return 1 if over else 0
 
 

@@ -102,14 +102,16 @@ def test_check_file_picks_the_validator_by_name(tmp_path: Path) -> None:
     ]
     unknown = write(tmp_path, "notes.yml", "a: 1\n")
     assert [str(problem) for problem in check_file(unknown)] == [
-        f"{unknown}: is not a settings file miniroom knows; it reads fetch.yml, miniagent.yml, retry.yml, "
-        "search.yml"
+        f"{unknown}: is not a settings file miniroom knows; it reads fetch.yml, hooks.yml, mcp.yml, "
+        "miniagent.yml, retry.yml, search.yml"
     ]
 
 
 def test_the_registry_holds_one_validator_per_file() -> None:
     assert sorted(str(path) for path in VALIDATORS) == [
         ".miniroom/fetch.yml",
+        ".miniroom/hooks.yml",
+        ".miniroom/mcp.yml",
         ".miniroom/miniagent.yml",
         ".miniroom/retry.yml",
         ".miniroom/search.yml",

@@ -18,7 +18,8 @@ from miniroom.agent.profile import (
 )
 from miniroom.tools import BUILTIN_TOOL_NAMES
 
-VALID_TOOLS = "read, bash, parallel_bash, edit, write, grep, find, glob, ls, load_skill, todo_write"
+BUILTIN_LIST = "read, bash, parallel_bash, edit, write, grep, find, glob, ls, load_skill, todo_write"
+VALID_TOOLS = f"{BUILTIN_LIST}, and MCP tools as mcp__<server>__<tool> or mcp__<server>__*"
 
 
 def write_profiles(project: Path, text: str) -> Path:
@@ -250,8 +251,31 @@ def test_tool_enabled_filters_only_the_builtins(
 ) -> None:
     assert all(settings.tool_enabled(name) for name in allowed)
     assert not any(settings.tool_enabled(name) for name in refused)
-    never_filtered = ("agent", "agent_start", "agent_check", "agent_stop", "fetch", "search", "mcp__x__y")
+    never_filtered = ("agent", "agent_start", "agent_check", "agent_stop", "fetch", "search")
     assert all(settings.tool_enabled(name) for name in never_filtered)
+
+
+@pytest.mark.parametrize(
+    ("settings", "allowed", "refused"),
+    [
+        (ProfileSettings(), ("mcp__files__read", "mcp__docs__search"), ()),
+        (ProfileSettings(enabled_tools=("read",)), (), ("mcp__files__read",)),
+        (ProfileSettings(enabled_tools=("mcp__files__*",)), ("mcp__files__read",), ("mcp__docs__search",)),
+        (ProfileSettings(enabled_tools=("mcp__files__read",)), ("mcp__files__read",), ("mcp__files__write",)),
+        (ProfileSettings(disabled_tools=("mcp__docs__*",)), ("mcp__files__read",), ("mcp__docs__search",)),
+        (
+            ProfileSettings(disabled_tools=("mcp__files__write",)),
+            ("mcp__files__read",),
+            ("mcp__files__write",),
+        ),
+    ],
+)
+def test_mcp_tools_obey_the_tool_lists_by_name_or_by_server(
+    settings: ProfileSettings, allowed: tuple[str, ...], refused: tuple[str, ...]
+) -> None:
+    assert all(settings.tool_enabled(name) for name in allowed)
+    assert not any(settings.tool_enabled(name) for name in refused)
+    assert not ProfileSettings(enabled_tools=("mcp__files__*",)).tool_enabled("mcp__files2__read")
 
 
 @pytest.mark.parametrize(
@@ -293,7 +317,7 @@ def test_an_allowlist_with_parallel_bash_but_not_bash_warns(
 
 
 def test_builtin_tool_names_are_the_eleven_in_the_documented_order() -> None:
-    assert ", ".join(BUILTIN_TOOL_NAMES) == VALID_TOOLS
+    assert ", ".join(BUILTIN_TOOL_NAMES) == BUILTIN_LIST
 
 
 # --- AGENT_BACKEND ----------------------------------------------------------------------------------------
@@ -499,6 +523,12 @@ YML_ERRORS = [
     ("profiles:\n  safe:\n    disabledTools:\n      - read\n      - Bash\n",
      f"5: profiles.safe.disabledTools[1]: unknown tool 'Bash' (did you mean bash?); a profile can list only "
      f"{VALID_TOOLS}"),
+    ("profiles:\n  safe:\n    enabledTools: [read, mcp__files]\n",
+     "3: profiles.safe.enabledTools[1]: 'mcp__files' is not an MCP tool name: write mcp__<server>__<tool> as "
+     "`miniroom mcp list` shows it, or mcp__<server>__* for every tool of a server"),
+    ("profiles:\n  safe:\n    disabledTools: [mcp__my.server__x]\n",
+     "3: profiles.safe.disabledTools[0]: 'mcp__my.server__x' is not an MCP tool name: write "
+     "mcp__<server>__<tool> as `miniroom mcp list` shows it, or mcp__<server>__* for every tool of a server"),
     ("profiles:\n  safe:\n    enabledTools:\n      - agent\n",
      "4: profiles.safe.enabledTools[0]: 'agent' is always given to root chats and no profile can enable or "
      "disable it: remove it"),

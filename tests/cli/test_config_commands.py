@@ -197,7 +197,8 @@ def test_config_check_says_when_there_is_nothing_to_check(workspace: Workspace) 
     assert result.returncode == 0, result.stdout
     assert result.stdout == (
         "No settings files found in . (looked for .miniroom/miniagent.yml, .miniroom/retry.yml, "
-        ".miniroom/fetch.yml, .miniroom/search.yml, config.yaml); nothing to check.\n"
+        ".miniroom/fetch.yml, .miniroom/search.yml, .miniroom/mcp.yml, .miniroom/hooks.yml, config.yaml); "
+        "nothing to check.\n"
     )
 
 

@@ -40,6 +40,11 @@ KEYS = {
         "services", "name", "type", "enabled", "priority", "settings", "Brave", "SearXNG", "JsonSeo",
         "ApiKey", "BaseUrl", "Engine", "Region", "ScriptKey", "Args", "TimeoutSec",
     ],
+    "mcp.yml": [
+        "servers", "files", "off", "a__b", "type", "stdio", "http", "sse", "command", "args", "env", "url",
+        "headers", "enabled", "timeout",
+    ],
+    "hooks.yml": ["hooks", "deny", "event", "matcher", "command", "timeout", "PreToolUse", "Stop"],
     "config.yaml": [
         "agents", "rooms", "models", "router", "defaults", "matrix", "bot_accounts", "display_name", "role",
         "instructions", "model", "tools", "thread_mode", "room_thread_modes", "participation", "judgment",
@@ -55,7 +60,8 @@ WORDS = [
     "mini:safe", "mini:nosuch", "codex", "AGENT_BACKEND=mini:safe", "AGENT_BACKEND=mini:nope",
     "MINI_PROFILE_TOOL_CALL_TIMEOUT=abc", "MINI_PROFILE_ENABLED_TOOLS=read",
     "MINI_PROFILE_DISABLED_TOOLS=bash", "MINI_PROFILE_NOPE=1", "@bot:example.org",
-    "https://matrix.example.org", "openai-completions", "$KEY",
+    "https://matrix.example.org", "openai-completions", "$KEY", "PreToolUse", "bash(rm -rf *)", "bash()",
+    "a((", "mcp__files__*", "streamable-http", "${TOKEN:-x}",
 ]  # fmt: skip
 TOKENS = [
     "a:", "profiles:", "agents:", "models:", "variables:", "maxAttempts:", "retryIntervalSeconds:", " ", "  ",

@@ -11,12 +11,15 @@ from pathlib import Path
 from types import FrameType
 
 from miniroom.agent.config_yaml_check import load_checked_config, load_config
+from miniroom.agent.external import load_external
 from miniroom.agent.profile import ProfileError, check_profile_file, resolve_profile
 from miniroom.config.config_yaml import ConfigError
 from miniroom.config.problems import Problem
 from miniroom.engine.retry_policy import check_retry_file, load_retry_policy
+from miniroom.hooks.config import check_hooks_file
 from miniroom.llm.models_json import load_models_json
 from miniroom.llm.registry import ModelConfigError
+from miniroom.mcp.config import check_mcp_file
 from miniroom.web.catalogue import check_fetch_file, check_search_file
 from miniroom.web.kinds import ServiceKind
 from miniroom.web.project import load_catalogue
@@ -58,6 +61,14 @@ def _catalogue_at_run_time(kind: ServiceKind) -> Callable[[Path], list[str]]:
     return lambda path: load_catalogue(path.parent.parent, kind)[1]
 
 
+def _external_at_run_time(path: Path) -> list[str]:
+    try:
+        load_external(path.parent.parent)
+    except ProfileError as error:
+        return [str(error)]
+    return []
+
+
 def _config_read_by(load: Callable[[Path], object]) -> Callable[[Path], list[str]]:
     def read(path: Path) -> list[str]:
         try:
@@ -82,6 +93,10 @@ READERS = [
     Reader("miniagent.yml at run time", ".miniroom/miniagent.yml", _profile_at_run_time),
     Reader("retry.yml", ".miniroom/retry.yml", lambda path: _problems(check_retry_file(path))),
     Reader("retry.yml at run time", ".miniroom/retry.yml", _retry_at_run_time),
+    Reader("mcp.yml", ".miniroom/mcp.yml", lambda path: _problems(check_mcp_file(path))),
+    Reader("mcp.yml at run time", ".miniroom/mcp.yml", _external_at_run_time),
+    Reader("hooks.yml", ".miniroom/hooks.yml", lambda path: _problems(check_hooks_file(path))),
+    Reader("hooks.yml at run time", ".miniroom/hooks.yml", _external_at_run_time),
     Reader("config.yaml", "config.yaml", _config_read_by(load_config)),
     Reader("config.yaml at serve start", "config.yaml", _config_read_by(load_checked_config)),
     Reader("fetch.yml", ".miniroom/fetch.yml", lambda path: _problems(check_fetch_file(path))),

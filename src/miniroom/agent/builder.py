@@ -4,63 +4,52 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 
-from miniroom.agent.context_files import load_context_files, render_context
+from miniroom.agent.assembly import (
+    agent_config,
+    build_prompt,
+    choose_thinking,
+    record_model,
+    standard_tools,
+    tool_filter,
+)
+from miniroom.agent.children import ChildBuilder
+from miniroom.agent.external import ExternalSettings, load_external, mcp_servers, turn_hooks
 from miniroom.agent.profile import (
-    PROFILE_FILE,
-    ProfileError,
     ProfileSettings,
     ResolvedProfile,
-    profile_names,
     resolve_profile,
 )
-from miniroom.agent.prompt import BASE_PROMPT, SUBAGENT_PROMPT, system_prompt
-from miniroom.agent.session_settings import SETTINGS_ENTRY, frozen_settings, session_settings
-from miniroom.agent.skills import Skill, discover_skills, render_skill_list
-from miniroom.agent.subagents.child import ChildSpec
+from miniroom.agent.session_settings import SETTINGS_ENTRY, frozen_settings
+from miniroom.agent.skills import discover_skills
 from miniroom.agent.subagents.manager import (
     SubagentManager,
     close_interrupted_children,
     open_task_store,
 )
 from miniroom.agent.subagents.tools import subagent_tools
-from miniroom.agent.tool_names import allowed_with_requirements
 from miniroom.engine import (
-    PARENT_CALL_KEY,
     Agent,
-    AgentConfig,
     RetryPolicy,
     Session,
     SessionError,
     Tool,
-    ToolSettings,
     directory_for_cwd,
     find_session_path,
     latest_session_path,
     load_retry_policy,
     session_id_of,
 )
+from miniroom.hooks.payloads import SessionFacts
 from miniroom.llm import (
-    DEFAULT_THINKING_LEVEL,
-    THINKING_LEVELS,
-    Model,
-    ModelConfigError,
-    RequestOptions,
-    ThinkingLevel,
     agent_dir_from_env,
-    env_value,
-    known_providers,
     resolve_model,
 )
-from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
-from miniroom.tools.output_folder import OutputFolder
-from miniroom.web.tools import web_tools
 
 log = logging.getLogger(__name__)
 
@@ -104,88 +93,20 @@ def open_session_file(path: Path, cwd: Path) -> Session:
     return Session.create(path.parent, cwd, path.name, session_id=session_id_of(path))
 
 
-def session_header_name(model: Model, settings: ProfileSettings) -> str:
-    if settings.session_header:
-        return settings.session_header
-    is_opencode = model.provider.startswith("opencode") or "opencode.ai" in model.base_url
-    return "X-Opencode-Session" if is_opencode else "X-Agent-Session"
-
-
-def session_headers(model: Model, settings: ProfileSettings, session_id: str) -> dict[str, str]:
-    """The session-id header, unless models.json already sets a header of that name (which then wins)."""
-    name = session_header_name(model, settings)
-    if any(key.lower() == name.lower() for key, _ in model.headers):
-        return {}
-    return {name: session_id}
-
-
-def choose_thinking(
-    settings: ProfileSettings, suffix: ThinkingLevel | None, session: Session
-) -> ThinkingLevel:
-    """The profile's level wins, then the model name's suffix, then the session's stored level."""
-    stored = session.latest("thinking_level_change")
-    stored_level: ThinkingLevel | None = stored["thinkingLevel"] if stored else None
-    return settings.thinking_level or suffix or stored_level or DEFAULT_THINKING_LEVEL
-
-
-ToolFilter = Callable[[str], bool]
-
-
-def tool_filter(settings: ProfileSettings, allowlist: Collection[str] | None) -> ToolFilter:
-    """The profile's tool choice, narrowed by an allowlist of built-in tool names (None: no narrowing)."""
-    if allowlist is None:
-        return settings.tool_enabled
-    allowed = frozenset(allowlist)
-    return lambda name: (
-        settings.tool_enabled(name)
-        and (name not in BUILTIN_TOOL_NAMES or allowed_with_requirements(name, allowed.__contains__))
-    )
-
-
-def build_prompt(
-    cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any], enabled: ToolFilter
-) -> str:
-    base = settings.system_prompt or BASE_PROMPT
-    parts = [system_prompt(cwd, base)]
-    context = render_context(
-        load_context_files(cwd, agent_dir, settings.load_claude_md, settings.load_agents_md)
-    )
-    if context:
-        parts.append(context)
-    if skills:  # without load_skill only the line asking to load one goes; the list still informs
-        parts.append(render_skill_list(skills, load_skill_enabled=enabled("load_skill")))
-    return "\n\n".join(parts)
-
-
-def request_options(
-    model: Model, settings: ProfileSettings, thinking: ThinkingLevel, session: Session
-) -> RequestOptions:
-    return RequestOptions(
-        thinking_level=thinking,
-        thinking_budget=settings.thinking_budget,
-        max_tokens=settings.max_output_tokens,
-        headers=session_headers(model, settings, session.id),
-        first_byte_timeout=settings.first_byte_timeout,
-        idle_timeout=settings.idle_timeout,
-    )
-
-
-def record_model(session: Session, model: Model, thinking: ThinkingLevel) -> None:
-    """Write model and thinking-level changes into the session, so a resume knows what was used."""
-    latest_model = session.latest("model_change")
-    if latest_model is None or (latest_model["provider"], latest_model["modelId"]) != (
-        model.provider,
-        model.id,
-    ):
-        session.append("model_change", provider=model.provider, modelId=model.id)
-    latest_level = session.latest("thinking_level_change")
-    if latest_level is None or latest_level["thinkingLevel"] != thinking:
-        session.append("thinking_level_change", thinkingLevel=thinking)
-
-
 def _stored_model_name(session: Session) -> str | None:
     entry = session.latest("model_change")
     return f"{entry['provider']}/{entry['modelId']}" if entry else None
+
+
+def _read_project(
+    settings_dir: Path, env: Mapping[str, str], variables: Mapping[str, str]
+) -> tuple[ResolvedProfile, RetryPolicy, ExternalSettings]:
+    """The project's settings files, as this agent resolves them; their warnings go to the log."""
+    resolved = resolve_profile(settings_dir, env, variables)
+    retry, retry_warnings = load_retry_policy(settings_dir)
+    for warning in (*resolved.warnings, *retry_warnings):
+        log.warning(warning)
+    return resolved, retry, load_external(settings_dir)
 
 
 def build_agent(
@@ -199,21 +120,21 @@ def build_agent(
     project_dir: Path | None = None,
     extra_prompt: str = "",
     tool_allowlist: Collection[str] | None = None,
+    external_tools: bool = True,
 ) -> Agent:
     """Resolve profile and model, open the session (recording changes) and assemble the agent.
 
     `project_dir` holds the `.miniroom/` settings (default: `cwd`); `extra_prompt` ends the system prompt.
+    Without `external_tools` (a subagent) the agent gets no MCP servers and runs no hook commands; the deny
+    rules of hooks.yml still apply to it.
     """
     agent_dir = agent_dir_from_env(env)
     settings_dir = cwd if project_dir is None else project_dir
-    resolved = resolve_profile(settings_dir, env, model_variables or {})
-    for warning in resolved.warnings:
-        log.warning(warning)
-    retry, retry_warnings = load_retry_policy(settings_dir)
-    for warning in retry_warnings:
-        log.warning(warning)
+    resolved, retry, external = _read_project(settings_dir, env, model_variables or {})
     session = open_session(agent_dir, cwd, choice)
-    session, settings, retry = frozen_settings(session, resolved, retry, same_path=choice.path is not None)
+    session, settings, retry = frozen_settings(
+        session, resolved, retry, same_path=choice.path is not None, files=external.fingerprints
+    )
     model, suffix = resolve_model(
         model_name or env.get("MODEL") or _stored_model_name(session) or None, env, agent_dir
     )
@@ -233,52 +154,20 @@ def build_agent(
         ResolvedProfile(_profile_name(session), settings, {}),
         retry,
         tool_allowlist,
+        external,
     )
     tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
     full_prompt = f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt
-    return Agent(
-        agent_config(model, full_prompt, tools, cwd, settings, thinking, session, retry), session, client
+    servers = mcp_servers(external, cwd, model_variables or {}, env, enabled) if external_tools else None
+    facts = SessionFacts(session.id, session.path, cwd, model.ref)
+    config = agent_config(model, full_prompt, tools, cwd, settings, thinking, session, retry)
+    config = dataclasses.replace(
+        config,
+        tool_sources=[servers] if servers is not None and servers.enabled else [],
+        hooks=turn_hooks(external, facts, settings_dir, commands=external_tools),
     )
-
-
-def standard_tools(
-    skills: Sequence[Skill],
-    enabled: Callable[[str], bool],
-    settings_dir: Path,
-    model_variables: Mapping[str, str],
-    env: Mapping[str, str],
-) -> list[Tool]:
-    """The built-in tools the settings enable, then fetch and search: those stand apart from the profile's
-    lists and exist while their catalogue has an enabled service. All share one output folder."""
-    output = OutputFolder()
-    web, warnings = web_tools(settings_dir, model_variables, env, agent_dir_from_env(env), output)
-    for warning in warnings:
-        log.warning(warning)
-    return [tool for tool in builtin_tools(skills, output) if enabled(tool.name)] + web
-
-
-def agent_config(
-    model: Model,
-    prompt: str,
-    tools: list[Tool],
-    cwd: Path,
-    settings: ProfileSettings,
-    thinking: ThinkingLevel,
-    session: Session,
-    retry: RetryPolicy,
-) -> AgentConfig:
-    return AgentConfig(
-        model=model,
-        system_prompt=prompt,
-        tools=tools,
-        cwd=cwd,
-        request_options=request_options(model, settings, thinking, session),
-        tool_timeout=settings.tool_call_timeout,
-        tool_settings=ToolSettings(settings.read_max_lines, settings.parallel_bash_threads),
-        retry=retry,
-        max_model_requests=settings.max_model_requests,
-    )
+    return Agent(config, session, client)
 
 
 def _subagent_tools(
@@ -303,87 +192,3 @@ def _profile_name(session: Session) -> str | None:
     entry = session.latest(SETTINGS_ENTRY)
     name = entry.get("profile") if entry else None
     return name if isinstance(name, str) else None
-
-
-@dataclass(frozen=True)
-class ChildBuilder:
-    """Builds a root agent's subagents: its model, folder and settings (or another profile of its project),
-    without skills and without the subagent tools, each on a new session that names its parent."""
-
-    model: Model
-    thinking: ThinkingLevel
-    cwd: Path
-    settings_dir: Path
-    env: Mapping[str, str]
-    model_variables: Mapping[str, str]
-    profile: ResolvedProfile  # the root's settings, as its session froze them
-    retry: RetryPolicy
-    tool_allowlist: Collection[str] | None
-
-    def check(self, profile: str | None) -> None:
-        if profile is None:
-            return
-        names = profile_names(self.settings_dir)
-        if profile.strip().lower() not in names:
-            known = ", ".join(names) or "none"
-            raise ProfileError(
-                f"There is no profile '{profile}' in {PROFILE_FILE} (profiles there: {known}); "
-                "leave profile out to give the subagent this chat's settings."
-            )
-
-    def _resolved(self, profile: str | None) -> ResolvedProfile:
-        if profile is None:
-            return self.profile
-        variables = {**self.model_variables, "AGENT_BACKEND": f"mini:{profile.strip().lower()}"}
-        return resolve_profile(self.settings_dir, self.env, variables)
-
-    def build(self, spec: ChildSpec) -> Agent:
-        self.check(spec.profile)
-        agent_dir = agent_dir_from_env(self.env)
-        link = {"parentSession": spec.parent_session, PARENT_CALL_KEY: spec.parent_call}
-        session = Session.create(
-            directory_for_cwd(agent_dir, self.cwd), self.cwd, header={**link, "description": spec.description}
-        )
-        session, settings, retry = frozen_settings(session, self._resolved(spec.profile), self.retry)
-        thinking = settings.thinking_level or self.thinking
-        record_model(session, self.model, thinking)
-        enabled = tool_filter(settings, self.tool_allowlist)
-        prompt = f"{build_prompt(self.cwd, agent_dir, settings, [], enabled)}\n\n{SUBAGENT_PROMPT}"
-        without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
-        tools = standard_tools([], without_skills, self.settings_dir, self.model_variables, self.env)
-        return Agent(
-            agent_config(self.model, prompt, tools, self.cwd, settings, thinking, session, retry), session
-        )
-
-
-def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:
-    settings = session_settings(agent.session)
-    record_model(agent.session, model, thinking)
-    options = request_options(model, settings, thinking, agent.session)
-    agent.config = dataclasses.replace(agent.config, model=model, request_options=options)
-
-
-def switch_model(agent: Agent, name: str, env: Mapping[str, str]) -> None:
-    """Switch the model mid-dialog, losing nothing; a `:level` suffix switches thinking too."""
-    if "/" not in name and not env_value(env, "MINI_PROVIDER"):
-        # Without MINI_PROVIDER a bare name would become a `custom` model at MINI_BASE_URL: a typo then
-        # only shows at the next request, so the switch must name the provider.
-        current = agent.config.model
-        raise ModelConfigError(
-            f'"{name}" names no provider: write provider/model, e.g. "{current.provider}/{name}" (now '
-            f"{current.ref}), or set MINI_PROVIDER. Providers: {', '.join(known_providers())}."
-        )
-    model, suffix = resolve_model(name, env, agent_dir_from_env(env))
-    settings = session_settings(agent.session)
-    _apply(agent, model, settings.thinking_level or suffix or agent.config.request_options.thinking_level)
-
-
-def switch_thinking(agent: Agent, level: str) -> None:
-    settings = session_settings(agent.session)
-    if level not in THINKING_LEVELS:
-        raise ValueError(f"Unknown thinking level '{level}': use one of {', '.join(THINKING_LEVELS)}.")
-    if settings.thinking_level and settings.thinking_level != level:
-        raise ValueError(
-            f"The profile sets thinkingLevel: {settings.thinking_level}, which wins over /thinking."
-        )
-    _apply(agent, agent.config.model, level)

@@ -17,17 +17,21 @@ from types import MappingProxyType
 from miniroom.agent.profile import check_profile_file
 from miniroom.config.problems import Problem, Validator
 from miniroom.engine import check_retry_file
+from miniroom.hooks.config import HOOKS_FILE, check_hooks_file
+from miniroom.mcp.config import MCP_FILE, check_mcp_file
 from miniroom.web.catalogue import check_fetch_file, check_search_file
 
 __all__ = ["VALIDATORS", "check_file", "check_project"]
 
-# Path inside the project -> its validator; mcp.yml and hooks.yml join here.
+# Path inside the project -> its validator: a new settings file joins here.
 VALIDATORS: Mapping[Path, Validator] = MappingProxyType(
     {
         Path(".miniroom", "miniagent.yml"): check_profile_file,
         Path(".miniroom", "retry.yml"): check_retry_file,
         Path(".miniroom", "fetch.yml"): check_fetch_file,
         Path(".miniroom", "search.yml"): check_search_file,
+        MCP_FILE: check_mcp_file,
+        HOOKS_FILE: check_hooks_file,
     }
 )
 

@@ -12,7 +12,12 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from miniroom.agent.tool_names import allowed_with_requirements, tool_name_problem, unmet_requirements
+from miniroom.agent.tool_names import (
+    allowed_with_requirements,
+    mcp_tool_listed,
+    tool_name_problem,
+    unmet_requirements,
+)
 from miniroom.agent.variables import ProfileError as ProfileError
 from miniroom.agent.variables import VariableProblem as VariableProblem
 from miniroom.agent.variables import parse_variables as parse_variables
@@ -24,11 +29,13 @@ from miniroom.config.settings_model import (
     SettingsModel,
     describe_value,
     error_message,
+    keyed_section,
     validation_problems,
 )
-from miniroom.config.yaml_source import YamlSource, load_yaml
+from miniroom.config.yaml_source import load_yaml
 from miniroom.engine import ToolSettings
 from miniroom.llm import ThinkingLevel
+from miniroom.mcp.names import PREFIX as MCP_PREFIX
 from miniroom.tools import BUILTIN_TOOL_NAMES
 
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
@@ -63,6 +70,10 @@ class ProfileSettings:
 
     def tool_enabled(self, name: str) -> bool:
         """Whether the profile lets this tool in; tools a profile cannot filter always are."""
+        if name.startswith(MCP_PREFIX):
+            if self.enabled_tools is not None:
+                return mcp_tool_listed(name, self.enabled_tools)
+            return not mcp_tool_listed(name, self.disabled_tools or ())
         if name not in BUILTIN_TOOL_NAMES:
             return True
         return allowed_with_requirements(name, self._listed)
@@ -168,30 +179,6 @@ class ProfileFields(SettingsModel):
         return self
 
 
-def _profiles_mapping(source: YamlSource, problems: list[Problem]) -> dict[Any, Any]:
-    """The `profiles:` mapping of the file, reporting any other shape."""
-    data = source.data
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        message = f"the file must be a mapping with a `profiles:` key, got {describe_value(data)}"
-        problems.append(source.problem((), message))
-        return {}
-    for key in data:
-        if key != "profiles":
-            problems.append(
-                source.problem((str(key),), "unknown key: the file holds only `profiles:` at its root")
-            )
-    profiles = data.get("profiles")
-    if profiles is None:
-        return {}
-    if not isinstance(profiles, dict):
-        message = f"must be a mapping of profile names to settings, got {describe_value(profiles)}"
-        problems.append(source.problem(("profiles",), message))
-        return {}
-    return profiles
-
-
 def _profile_name_problem(name: object) -> str | None:
     if isinstance(name, str) and PROFILE_NAME.match(name):
         return None
@@ -215,7 +202,7 @@ def read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]
         return {}, [error.problem]
     problems = list(source.problems)
     profiles: dict[str, dict[str, Any]] = {}
-    for key, body in _profiles_mapping(source, problems).items():
+    for key, body in keyed_section(source, "profiles", "profile", problems).items():
         # YAML reads a name such as `2024:` as a number, though the name mask allows it.
         name = str(key) if isinstance(key, int) and not isinstance(key, bool) else key
         loc = ("profiles", str(name))

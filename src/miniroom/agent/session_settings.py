@@ -1,11 +1,13 @@
-"""Settings freeze with a session: the resolved profile settings and the retry policy, recorded in its
-`settings` entry. A resumed session keeps them; when they changed since, a new session with the same history
-and the new settings takes over, and says what changed."""
+"""Settings freeze with a session: the resolved profile settings, the retry policy and a fingerprint of each
+other settings file that shapes the agent (mcp.yml, hooks.yml), recorded in its `settings` entry. A resumed
+session keeps them; when they changed since, a new session with the same history and the new settings takes
+over, and says what changed."""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic.alias_generators import to_camel
@@ -57,19 +59,32 @@ def settings_changes(
     return {name: (_plain(old), _plain(new)) for name, old, new in pairs if old != new}
 
 
+def file_changes(was: Mapping[str, str], now: Mapping[str, str]) -> dict[str, tuple[Any, Any]]:
+    """Each settings file whose fingerprint differs (None where there was or is no file), as (was, now)."""
+    names = sorted(set(was) | set(now))
+    return {name: (was.get(name), now.get(name)) for name in names if was.get(name) != now.get(name)}
+
+
 def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
 def frozen_settings(
-    session: Session, resolved: ResolvedProfile, retry: RetryPolicy, same_path: bool = False
+    session: Session,
+    resolved: ResolvedProfile,
+    retry: RetryPolicy,
+    same_path: bool = False,
+    files: Mapping[str, str] | None = None,
 ) -> tuple[Session, ProfileSettings, RetryPolicy]:
     """The session to work in and its settings: a new session records the resolved ones; a resumed one keeps
-    its own, or, when they changed, is recreated with the new ones (`same_path`: see `Session.recreate`)."""
+    its own, or, when they changed, is recreated with the new ones (`same_path`: see `Session.recreate`).
+    `files` holds the fingerprint of each settings file beyond the profile and retry.yml, by name."""
+    files = dict(files or {})
     entry = session.latest(SETTINGS_ENTRY)
     if entry is not None:
         stored = settings_from_entry(entry), retry_from_entry(entry) or retry
         changes = settings_changes(stored, (resolved.settings, retry))
+        changes |= file_changes(entry.get("files") or {}, files)
         if not changes:
             return session, *stored
         previous_id = session.id
@@ -81,5 +96,6 @@ def frozen_settings(
         profile=resolved.name,
         settings=dataclasses.asdict(resolved.settings),
         retry={key: getattr(retry, attr) for key, attr in _RETRY_KEYS},
+        files=files,
     )
     return session, resolved.settings, retry

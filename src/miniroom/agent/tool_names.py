@@ -1,11 +1,15 @@
-"""The built-in tools a profile can name, which names it cannot, and which tool needs which."""
+"""The tools a profile can name (built-in ones and MCP servers' tools), which it cannot, and which tool
+needs which."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from miniroom.agent.subagents.tools import SUBAGENT_TOOL_CLASSES
 from miniroom.config.problems import did_you_mean
+from miniroom.mcp.names import PREFIX as MCP_PREFIX
+from miniroom.mcp.names import SEPARATOR, names_tool, server_name_problem
 from miniroom.tools import BUILTIN_TOOL_NAMES, TOOL_REQUIRES
 
 _TOOL_LIST = ", ".join(BUILTIN_TOOL_NAMES)
@@ -13,10 +17,25 @@ AGENT_TOOL_NAMES = tuple(tool.name for tool in SUBAGENT_TOOL_CLASSES)
 CATALOGUE_TOOLS = {"fetch": "fetch.yml", "search": "search.yml"}
 
 
+_MCP_TOOL = re.compile(r"^(?:[A-Za-z0-9_-]+|\*)$")
+
+
+def _mcp_name_problem(name: str) -> str | None:
+    server, separator, tool = name.removeprefix(MCP_PREFIX).partition(SEPARATOR)
+    if separator and not server_name_problem(server) and _MCP_TOOL.match(tool):
+        return None
+    return (
+        f"'{name}' is not an MCP tool name: write mcp__<server>__<tool> as `miniroom mcp list` shows it, "
+        "or mcp__<server>__* for every tool of a server"
+    )
+
+
 def tool_name_problem(name: str) -> str | None:
     """Why `name` cannot stand in a profile's tool list, or None when it can."""
     if name in BUILTIN_TOOL_NAMES:
         return None
+    if name.startswith(MCP_PREFIX):
+        return _mcp_name_problem(name)
     if name in AGENT_TOOL_NAMES:
         return f"'{name}' is always given to root chats and no profile can enable or disable it: remove it"
     if name in CATALOGUE_TOOLS:
@@ -25,7 +44,15 @@ def tool_name_problem(name: str) -> str | None:
             f".miniroom/{CATALOGUE_TOOLS[name]} has an enabled service; remove it from the list"
         )
     hint = did_you_mean(name, BUILTIN_TOOL_NAMES)
-    return f"unknown tool '{name}'{f' ({hint})' if hint else ''}; a profile can list only {_TOOL_LIST}"
+    return (
+        f"unknown tool '{name}'{f' ({hint})' if hint else ''}; a profile can list only {_TOOL_LIST}, and "
+        "MCP tools as mcp__<server>__<tool> or mcp__<server>__*"
+    )
+
+
+def mcp_tool_listed(name: str, tools: Sequence[str]) -> bool:
+    """Whether a tool list names the MCP tool `name`, itself or by its server's `mcp__<server>__*`."""
+    return any(entry.startswith(MCP_PREFIX) and names_tool(entry, name) for entry in tools)
 
 
 def allowed_with_requirements(name: str, listed: Callable[[str], bool]) -> bool:

@@ -6,7 +6,7 @@ import asyncio
 import enum
 from collections.abc import Mapping
 
-from miniroom.agent.builder import switch_model, switch_thinking
+from miniroom.agent.switching import switch_model, switch_thinking
 from miniroom.config.errors import UserError
 from miniroom.engine import Agent
 from miniroom.llm import THINKING_LEVELS

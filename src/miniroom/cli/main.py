@@ -67,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("dir", nargs="?", metavar="DIR", help="the project folder (default: the current one)")
     check.add_argument("--config", metavar="FILE", help="config.yaml to check (default: DIR/config.yaml)")
 
+    mcp = commands.add_parser("mcp", help="the project's MCP servers (.miniroom/mcp.yml)")
+    mcp_commands = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
+    mcp_list = mcp_commands.add_parser("list", help="connect each server and show its state and tools")
+    mcp_list.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current one)")
+
     profile = commands.add_parser("profile", help="show how the agent's settings resolve")
     profile_commands = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
     show_profile = profile_commands.add_parser("show", help="each setting's value and its source, as JSON")
@@ -120,6 +125,10 @@ def _command(args: argparse.Namespace) -> int:
         from miniroom.cli.settings import config_check_command
 
         return config_check_command(args)
+    if args.command == "mcp":
+        from miniroom.cli.mcp_list import mcp_list_command
+
+        return mcp_list_command(args)
     if args.command == "profile":
         from miniroom.cli.settings import profile_show_command
 

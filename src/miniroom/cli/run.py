@@ -20,6 +20,7 @@ from miniroom.cli.render import (
     session_record,
 )
 from miniroom.engine import Agent, AgentEvent, TurnEnded
+from miniroom.llm import ErrorKind
 
 
 def _prompt_text(parts: list[str]) -> str:
@@ -90,7 +91,8 @@ def run_command(args: argparse.Namespace) -> int:
     if output.closed:
         raise BrokenPipeError(errno.EPIPE, "the reader of standard output went away")  # see cli.entry
     if ended.error is not None:
-        return fail(f"{ended.error} (model {agent.config.model.ref})", code=1)
+        model = "" if ended.error.kind is ErrorKind.BLOCKED else f" (model {agent.config.model.ref})"
+        return fail(f"{ended.error}{model}", code=1)
     if ended.aborted:
         return fail("aborted.", code=130)
     if not args.json:

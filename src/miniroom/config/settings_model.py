@@ -95,3 +95,28 @@ def validation_problems(
 ) -> list[Problem]:
     """One Problem per pydantic error, located in `source` under `prefix` (where `model` was validated)."""
     return [source.problem((*prefix, *found.loc), found.message) for found in findings(error, model, WORDING)]
+
+
+def keyed_section(source: YamlSource, key: str, items: str, problems: list[Problem]) -> dict[Any, Any]:
+    """The mapping under `key`, the one key a file holds at its root (`items`: what the mapping's keys name,
+    e.g. "profile"); any other shape is added to `problems`, and an empty mapping returned."""
+    data = source.data
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        message = f"the file must be a mapping with a `{key}:` key, got {describe_value(data)}"
+        problems.append(source.problem((), message))
+        return {}
+    for other in data:
+        if other != key:
+            problems.append(
+                source.problem((str(other),), f"unknown key: the file holds only `{key}:` at its root")
+            )
+    section = data.get(key)
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        message = f"must be a mapping of {items} names to settings, got {describe_value(section)}"
+        problems.append(source.problem((key,), message))
+        return {}
+    return section

@@ -19,6 +19,16 @@ from miniroom.engine.events import (
     TurnEnded,
     UsageReported,
 )
+from miniroom.engine.hooks import (
+    ALLOW,
+    NO_HOOKS,
+    PASS,
+    CompactTrigger,
+    PromptVerdict,
+    ToolVerdict,
+    TurnHooks,
+    with_context,
+)
 from miniroom.engine.inbox import Hold, TurnInbox
 from miniroom.engine.notices import retry_line
 from miniroom.engine.retry_policy import RetryPolicy, check_retry_file, load_retry_policy
@@ -39,20 +49,33 @@ from miniroom.engine.session_index import (
     list_sessions,
     session_id_of,
 )
-from miniroom.engine.tool import Tool, ToolContext, ToolError, ToolResult, ToolSettings, UntimedTool
+from miniroom.engine.tool import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    ToolSettings,
+    ToolSource,
+    UntimedTool,
+)
 
 __all__ = [
     "ABORTED_TOOL_TEXT",
+    "ALLOW",
     "CUSTOM_ENTRY",
     "INTERRUPTED_TOOL_TEXT",
+    "NO_HOOKS",
     "PARENT_CALL_KEY",
+    "PASS",
     "Agent",
     "AgentConfig",
     "AgentEvent",
+    "CompactTrigger",
     "Compacted",
     "EventListener",
     "Hold",
     "MessageCompleted",
+    "PromptVerdict",
     "RetryPolicy",
     "RetryScheduled",
     "Session",
@@ -66,9 +89,12 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "ToolSettings",
+    "ToolSource",
     "ToolStarted",
     "ToolUpdated",
+    "ToolVerdict",
     "TurnEnded",
+    "TurnHooks",
     "TurnInbox",
     "UntimedTool",
     "UsageReported",
@@ -82,4 +108,5 @@ __all__ = [
     "load_retry_policy",
     "retry_line",
     "session_id_of",
+    "with_context",
 ]

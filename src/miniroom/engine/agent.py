@@ -12,6 +12,7 @@ import httpx
 
 import miniroom.engine.events as ev
 from miniroom.engine.compaction import Compactor
+from miniroom.engine.hooks import NO_HOOKS, PASS, CompactTrigger, PromptVerdict, TurnHooks, with_context
 from miniroom.engine.inbox import TurnInbox
 from miniroom.engine.model_context import model_context
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
@@ -23,6 +24,7 @@ from miniroom.engine.tool import (
     ToolContext,
     ToolResult,
     ToolSettings,
+    ToolSource,
     run_tool_call,
 )
 from miniroom.llm import (
@@ -60,6 +62,8 @@ class AgentConfig:
     tool_settings: ToolSettings = field(default_factory=ToolSettings)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
+    tool_sources: Sequence[ToolSource] = ()  # tools beyond `tools` that change during the session (MCP)
+    hooks: TurnHooks = NO_HOOKS
 
 
 def request_limit_failure(limit: int) -> ProviderFailure:
@@ -104,12 +108,15 @@ class Agent:
         self._turn_usage = Usage()
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
+        self._started = False  # whether the hooks heard of the session's start
 
     async def aclose(self) -> None:
         """Close the HTTP connections, the session file, and what the tools hold (their output files)."""
         for tool in self.config.tools:
             if isinstance(tool, ClosableTool):
                 tool.close()
+        for source in self.config.tool_sources:
+            await source.aclose()
         if self.client is not None:
             await self.client.aclose()
             self.client = None
@@ -130,8 +137,33 @@ class Agent:
 
     async def prompt(self, text: str) -> ev.TurnEnded:
         """Run one turn for a user message, until the model stops calling tools, fails or is aborted."""
-        self._record(UserMessage.of_text(text))
+        self._aborted = False
+        verdict = await self._hooked(self._prompt_verdict(text), PASS)
+        if self._aborted:
+            return self._end_turn(self._aborted_message(""), Usage(), None)
+        if verdict.blocked is not None:  # nothing is recorded: the prompt never reached the model
+            message = replace(self._aborted_message(""), stop_reason="error", error_message=verdict.blocked)
+            return self._end_turn(message, Usage(), ProviderFailure(ErrorKind.BLOCKED, verdict.blocked))
+        context = [TextContent(verdict.context)] if verdict.context else []
+        self._record(UserMessage([TextContent(text), *context]))
         return await self.continue_turn()
+
+    async def _prompt_verdict(self, text: str) -> PromptVerdict:
+        start = ""
+        if not self._started:
+            self._started = True
+            start = await self.config.hooks.session_start(resumed=bool(self.messages))
+        verdict = await self.config.hooks.user_prompt(text)
+        return replace(verdict, context="\n\n".join(part for part in (start, verdict.context) if part))
+
+    async def _hooked(self, work: Awaitable[T], when_aborted: T) -> T:
+        """A hook's answer; `when_aborted` when the user aborts while it runs."""
+        try:
+            return await self._abortable(work)
+        except asyncio.CancelledError:
+            if not self._aborted:
+                raise
+            return when_aborted
 
     async def continue_turn(self) -> ev.TurnEnded:
         """Run the turn of the user message the session already ends with (one a restart cut short)."""
@@ -143,12 +175,19 @@ class Agent:
             message, error = await self._steps()
         finally:
             await self.inbox.stop_holds()  # nothing promised to this turn outlives it
-        ended = ev.TurnEnded(message, self._turn_usage, error, aborted=self._aborted)
+        return self._end_turn(message, self._turn_usage, error)
+
+    def _end_turn(
+        self, message: AssistantMessage, usage: Usage, error: ProviderFailure | None
+    ) -> ev.TurnEnded:
+        ended = ev.TurnEnded(message, usage, error, aborted=self._aborted)
         self._emit(ended)
         return ended
 
     async def _steps(self) -> tuple[AssistantMessage, ProviderFailure | None]:
-        """Requests and tool batches until the model answers without tools and the inbox brings nothing."""
+        """Requests and tool batches until the model answers without tools, the inbox brings nothing and no
+        Stop hook sends the model on."""
+        continuations = 0  # times a Stop hook sent the model on
         for _ in range(self.config.max_model_requests):
             for incoming in self.inbox.take():
                 self._record(incoming)
@@ -159,7 +198,11 @@ class Agent:
                 for result in await self._run_tools(message.tool_calls):
                     self._record(result)
             elif not await self._inbox_brings_more():
-                return message, None
+                instruction = await self._hooked(self.config.hooks.stop(message, continuations), None)
+                if instruction is None or self._aborted:
+                    return message, None
+                continuations += 1
+                self._record(UserMessage.of_text(instruction))
             if self._aborted:
                 return message, None
         return message, request_limit_failure(self.config.max_model_requests)
@@ -220,11 +263,8 @@ class Agent:
 
     async def _attempt(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         partial: list[str] = []
-        context = Context(
-            self.config.system_prompt, model_context(self.messages), [tool.spec for tool in self.config.tools]
-        )
         try:
-            done = await self._abortable(self._stream(context, self.config.request_options, partial))
+            done = await self._abortable(self._ask(partial))
         except asyncio.CancelledError:
             if not self._aborted:
                 raise
@@ -234,6 +274,15 @@ class Agent:
         self._record(message)
         self._emit(ev.MessageCompleted(message))
         return message, done.error
+
+    async def _ask(self, partial: list[str]) -> StreamDone:
+        """One request with the tools the model may call now: the sources' tools may have changed."""
+        tools = list(self.config.tools)
+        for source in self.config.tool_sources:
+            tools += await source.tools()
+        self._tools = {tool.name: tool for tool in tools}
+        context = Context(self.config.system_prompt, model_context(self.messages), [t.spec for t in tools])
+        return await self._stream(context, self.config.request_options, partial)
 
     def _count_usage(self, usage: Usage, turn_usage: Usage) -> None:
         """Every attempt is paid, failed ones too: all of it goes into the turn's and the session's totals."""
@@ -257,6 +306,9 @@ class Agent:
 
     async def compact(self, reason: str = "manual", turn_usage: Usage | None = None) -> bool:
         """Summarize the older part of the context into a compaction entry; False when nothing was done."""
+        trigger: CompactTrigger = "manual" if reason == "manual" else "auto"
+        if not await self._hooked(self.config.hooks.pre_compact(trigger), False):
+            return False
         usage = turn_usage or Usage()
 
         async def summarize(request: Context, options: RequestOptions) -> StreamDone | None:
@@ -312,7 +364,16 @@ class Agent:
         return messages
 
     async def _run_tool(self, call: ToolCall) -> ToolResult:
-        return await run_tool_call(self._tools.get(call.name), call, self._tool_context(call), self._tools)
+        """Run one call unless a hook denies it; what the hooks add follows the result."""
+        verdict = await self.config.hooks.pre_tool(call)
+        if verdict.denied is not None:
+            return ToolResult.text(verdict.denied, is_error=True)
+        if verdict.arguments is not None:
+            call = replace(call, arguments=verdict.arguments)
+        tool = self._tools.get(call.name)
+        result = await run_tool_call(tool, call, self._tool_context(call), self._tools)
+        after = await self.config.hooks.post_tool(call, result)
+        return with_context(result, verdict.context, after)
 
     def _tool_context(self, call: ToolCall) -> ToolContext:
         config = self.config

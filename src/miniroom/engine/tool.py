@@ -113,3 +113,13 @@ async def run_tool_call(
         )
     except Exception as error:  # a bug in a tool must not end the turn
         return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)
+
+
+class ToolSource(Protocol):
+    """Tools that come and go during a session (an MCP server's): asked for the current ones before every
+    model request, the first time included, so a source may connect lazily then."""
+
+    async def tools(self) -> list[Tool]: ...
+
+    async def aclose(self) -> None:
+        """Release what the source holds (connections, server processes), without waiting on them."""

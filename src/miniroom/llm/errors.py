@@ -21,6 +21,7 @@ class ErrorKind(StrEnum):
     PROTOCOL = "protocol"  # a reply we could not understand
     REQUEST_LIMIT = "request_limit"  # the turn made all the model requests it may; the next was not sent
     ABORTED = "aborted"
+    BLOCKED = "blocked"  # a hook refused the prompt, which was never sent
 
 
 RETRYABLE = frozenset(

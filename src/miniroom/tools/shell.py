@@ -42,6 +42,10 @@ NON_INTERACTIVE_ENV: Mapping[str, str] = {
 # miniroom a moment after the start cannot leave it running unwatched (the gate then reads end-of-file and
 # the command never starts). The command itself still gets an empty stdin.
 GATE_ARGV = ("/bin/sh", "-c", 'read go && [ "$go" = go ] || exit 125; exec "$@" </dev/null', "miniroom")
+# The same gate for a command that reads what follows "go" on its stdin (a hook's JSON, an MCP server's
+# messages): the shell's `read` takes one byte at a time from a pipe, so nothing after the line is lost.
+STDIN_GATE_ARGV = ("/bin/sh", "-c", 'read go && [ "$go" = go ] || exit 125; exec "$@"', "miniroom")
+GATE_LINE = b"go\n"
 DRAIN_SECONDS = 0.2  # after the shell exits, how long to wait for a background job to release the pipe
 KILL_GRACE_SECONDS = 1.0  # between SIGTERM and SIGKILL
 _GROUP_POLL_SECONDS = 0.02
@@ -179,18 +183,19 @@ def _signal_group(pgid: int, signum: signal.Signals) -> None:
 def _open_gate(transport: asyncio.SubprocessTransport) -> None:
     gate = transport.get_pipe_transport(0)
     assert isinstance(gate, asyncio.WriteTransport)
-    gate.write(b"go\n")
+    gate.write(GATE_LINE)
     gate.close()
 
 
-def _release_if_done(pgid: int) -> None:
+def release_if_done(pgid: int) -> None:
     """Tell the reaper to forget the group once nothing of it runs; background jobs keep it watched."""
     if not _group_running(pgid):
         process_reaper().release(pgid)
 
 
-async def _kill_tree(pgid: int, protocol: _CaptureProtocol) -> None:
-    """SIGTERM the process group, SIGKILL what is left after a grace, then wait for the shell to be reaped."""
+async def kill_tree(pgid: int, exited: asyncio.Future[None]) -> None:
+    """SIGTERM the process group, SIGKILL what is left after a grace, then wait (a while) for `exited`, the
+    group leader's end."""
     _signal_group(pgid, signal.SIGTERM)
     # Polling: nothing signals when a process group becomes empty.
     for _ in range(int(KILL_GRACE_SECONDS / _GROUP_POLL_SECONDS)):
@@ -198,7 +203,7 @@ async def _kill_tree(pgid: int, protocol: _CaptureProtocol) -> None:
             break
         await asyncio.sleep(_GROUP_POLL_SECONDS)
     _signal_group(pgid, signal.SIGKILL)
-    await asyncio.wait({protocol.exited}, timeout=KILL_GRACE_SECONDS)
+    await asyncio.wait({exited}, timeout=KILL_GRACE_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -220,15 +225,15 @@ class ShellCommand:
             done, _ = await asyncio.wait({protocol.exited}, timeout=self.timeout)
             timed_out = not done
             if timed_out:
-                await _kill_tree(transport.get_pid(), protocol)
+                await kill_tree(transport.get_pid(), protocol.exited)
             await asyncio.wait({protocol.output_closed}, timeout=DRAIN_SECONDS)
         except asyncio.CancelledError:
-            await _kill_tree(transport.get_pid(), protocol)
+            await kill_tree(transport.get_pid(), protocol.exited)
             capture.discard()
             raise
         finally:
             transport.close()
-            _release_if_done(transport.get_pid())
+            release_if_done(transport.get_pid())
         exit_code = None if timed_out else transport.get_returncode()
         return CommandOutcome(self.command, capture.finish(), exit_code, timed_out, self.timeout)
 
@@ -247,10 +252,10 @@ class ShellCommand:
             if not spawning.cancelled() and spawning.exception() is None:
                 transport, protocol = spawning.result()
                 try:
-                    await _kill_tree(transport.get_pid(), protocol)
+                    await kill_tree(transport.get_pid(), protocol.exited)
                 finally:
                     transport.close()
-                    _release_if_done(transport.get_pid())
+                    release_if_done(transport.get_pid())
             capture.discard()
             raise
 

@@ -196,7 +196,8 @@ def _is_prompt(message: Any, prompt: str) -> bool:
     if isinstance(content, str):
         return content == prompt
     texts = [block.get("text") for block in content or () if isinstance(block, dict)]
-    return "".join(text for text in texts if isinstance(text, str)) == prompt
+    # the prompt is the first text block; hooks' context for it (UserPromptSubmit, SessionStart) follows
+    return bool(texts) and texts[0] == prompt
 
 
 def failure_reason(ended: TurnEnded) -> str | None:

@@ -1,0 +1,153 @@
+"""The pieces every agent is assembled from: its prompt, tool set, request options and engine config."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from miniroom.agent.context_files import load_context_files, render_context
+from miniroom.agent.profile import (
+    ProfileSettings,
+)
+from miniroom.agent.prompt import BASE_PROMPT, system_prompt
+from miniroom.agent.skills import Skill, render_skill_list
+from miniroom.agent.tool_names import allowed_with_requirements
+from miniroom.engine import (
+    AgentConfig,
+    RetryPolicy,
+    Session,
+    Tool,
+    ToolSettings,
+)
+from miniroom.llm import (
+    DEFAULT_THINKING_LEVEL,
+    Model,
+    RequestOptions,
+    ThinkingLevel,
+    agent_dir_from_env,
+)
+from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
+from miniroom.tools.output_folder import OutputFolder
+from miniroom.web.tools import web_tools
+
+log = logging.getLogger(__name__)
+
+
+def session_header_name(model: Model, settings: ProfileSettings) -> str:
+    if settings.session_header:
+        return settings.session_header
+    is_opencode = model.provider.startswith("opencode") or "opencode.ai" in model.base_url
+    return "X-Opencode-Session" if is_opencode else "X-Agent-Session"
+
+
+def session_headers(model: Model, settings: ProfileSettings, session_id: str) -> dict[str, str]:
+    """The session-id header, unless models.json already sets a header of that name (which then wins)."""
+    name = session_header_name(model, settings)
+    if any(key.lower() == name.lower() for key, _ in model.headers):
+        return {}
+    return {name: session_id}
+
+
+def choose_thinking(
+    settings: ProfileSettings, suffix: ThinkingLevel | None, session: Session
+) -> ThinkingLevel:
+    """The profile's level wins, then the model name's suffix, then the session's stored level."""
+    stored = session.latest("thinking_level_change")
+    stored_level: ThinkingLevel | None = stored["thinkingLevel"] if stored else None
+    return settings.thinking_level or suffix or stored_level or DEFAULT_THINKING_LEVEL
+
+
+ToolFilter = Callable[[str], bool]
+
+
+def tool_filter(settings: ProfileSettings, allowlist: Collection[str] | None) -> ToolFilter:
+    """The profile's tool choice, narrowed by an allowlist of built-in tool names (None: no narrowing)."""
+    if allowlist is None:
+        return settings.tool_enabled
+    allowed = frozenset(allowlist)
+    return lambda name: (
+        settings.tool_enabled(name)
+        and (name not in BUILTIN_TOOL_NAMES or allowed_with_requirements(name, allowed.__contains__))
+    )
+
+
+def build_prompt(
+    cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any], enabled: ToolFilter
+) -> str:
+    base = settings.system_prompt or BASE_PROMPT
+    parts = [system_prompt(cwd, base)]
+    context = render_context(
+        load_context_files(cwd, agent_dir, settings.load_claude_md, settings.load_agents_md)
+    )
+    if context:
+        parts.append(context)
+    if skills:  # without load_skill only the line asking to load one goes; the list still informs
+        parts.append(render_skill_list(skills, load_skill_enabled=enabled("load_skill")))
+    return "\n\n".join(parts)
+
+
+def request_options(
+    model: Model, settings: ProfileSettings, thinking: ThinkingLevel, session: Session
+) -> RequestOptions:
+    return RequestOptions(
+        thinking_level=thinking,
+        thinking_budget=settings.thinking_budget,
+        max_tokens=settings.max_output_tokens,
+        headers=session_headers(model, settings, session.id),
+        first_byte_timeout=settings.first_byte_timeout,
+        idle_timeout=settings.idle_timeout,
+    )
+
+
+def record_model(session: Session, model: Model, thinking: ThinkingLevel) -> None:
+    """Write model and thinking-level changes into the session, so a resume knows what was used."""
+    latest_model = session.latest("model_change")
+    if latest_model is None or (latest_model["provider"], latest_model["modelId"]) != (
+        model.provider,
+        model.id,
+    ):
+        session.append("model_change", provider=model.provider, modelId=model.id)
+    latest_level = session.latest("thinking_level_change")
+    if latest_level is None or latest_level["thinkingLevel"] != thinking:
+        session.append("thinking_level_change", thinkingLevel=thinking)
+
+
+def standard_tools(
+    skills: Sequence[Skill],
+    enabled: Callable[[str], bool],
+    settings_dir: Path,
+    model_variables: Mapping[str, str],
+    env: Mapping[str, str],
+) -> list[Tool]:
+    """The built-in tools the settings enable, then fetch and search: those stand apart from the profile's
+    lists and exist while their catalogue has an enabled service. All share one output folder."""
+    output = OutputFolder()
+    web, warnings = web_tools(settings_dir, model_variables, env, agent_dir_from_env(env), output)
+    for warning in warnings:
+        log.warning(warning)
+    return [tool for tool in builtin_tools(skills, output) if enabled(tool.name)] + web
+
+
+def agent_config(
+    model: Model,
+    prompt: str,
+    tools: list[Tool],
+    cwd: Path,
+    settings: ProfileSettings,
+    thinking: ThinkingLevel,
+    session: Session,
+    retry: RetryPolicy,
+) -> AgentConfig:
+    return AgentConfig(
+        model=model,
+        system_prompt=prompt,
+        tools=tools,
+        cwd=cwd,
+        request_options=request_options(model, settings, thinking, session),
+        tool_timeout=settings.tool_call_timeout,
+        tool_settings=ToolSettings(settings.read_max_lines, settings.parallel_bash_threads),
+        retry=retry,
+        max_model_requests=settings.max_model_requests,
+    )

@@ -1,0 +1,98 @@
+"""Building a root agent's subagents: its model, folder and settings, without skills, MCP servers or hook
+commands, each on a new session that names its parent."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from miniroom.agent.assembly import (
+    agent_config,
+    build_prompt,
+    record_model,
+    standard_tools,
+    tool_filter,
+)
+from miniroom.agent.external import ExternalSettings, turn_hooks
+from miniroom.agent.profile import (
+    PROFILE_FILE,
+    ProfileError,
+    ResolvedProfile,
+    profile_names,
+    resolve_profile,
+)
+from miniroom.agent.prompt import SUBAGENT_PROMPT
+from miniroom.agent.session_settings import frozen_settings
+from miniroom.agent.subagents.child import ChildSpec
+from miniroom.engine import (
+    PARENT_CALL_KEY,
+    Agent,
+    RetryPolicy,
+    Session,
+    directory_for_cwd,
+)
+from miniroom.hooks.payloads import SessionFacts
+from miniroom.llm import (
+    Model,
+    ThinkingLevel,
+    agent_dir_from_env,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ChildBuilder:
+    """Builds a root agent's subagents: its model, folder and settings (or another profile of its project),
+    without skills and without the subagent tools, each on a new session that names its parent."""
+
+    model: Model
+    thinking: ThinkingLevel
+    cwd: Path
+    settings_dir: Path
+    env: Mapping[str, str]
+    model_variables: Mapping[str, str]
+    profile: ResolvedProfile  # the root's settings, as its session froze them
+    retry: RetryPolicy
+    tool_allowlist: Collection[str] | None
+    external: ExternalSettings
+
+    def check(self, profile: str | None) -> None:
+        if profile is None:
+            return
+        names = profile_names(self.settings_dir)
+        if profile.strip().lower() not in names:
+            known = ", ".join(names) or "none"
+            raise ProfileError(
+                f"There is no profile '{profile}' in {PROFILE_FILE} (profiles there: {known}); "
+                "leave profile out to give the subagent this chat's settings."
+            )
+
+    def _resolved(self, profile: str | None) -> ResolvedProfile:
+        if profile is None:
+            return self.profile
+        variables = {**self.model_variables, "AGENT_BACKEND": f"mini:{profile.strip().lower()}"}
+        return resolve_profile(self.settings_dir, self.env, variables)
+
+    def build(self, spec: ChildSpec) -> Agent:
+        self.check(spec.profile)
+        agent_dir = agent_dir_from_env(self.env)
+        link = {"parentSession": spec.parent_session, PARENT_CALL_KEY: spec.parent_call}
+        session = Session.create(
+            directory_for_cwd(agent_dir, self.cwd), self.cwd, header={**link, "description": spec.description}
+        )
+        session, settings, retry = frozen_settings(session, self._resolved(spec.profile), self.retry)
+        thinking = settings.thinking_level or self.thinking
+        record_model(session, self.model, thinking)
+        enabled = tool_filter(settings, self.tool_allowlist)
+        prompt = f"{build_prompt(self.cwd, agent_dir, settings, [], enabled)}\n\n{SUBAGENT_PROMPT}"
+        without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
+        tools = standard_tools([], without_skills, self.settings_dir, self.model_variables, self.env)
+        config = agent_config(self.model, prompt, tools, self.cwd, settings, thinking, session, retry)
+        # a subagent runs no hook commands and has no MCP servers; the deny rules still hold for it
+        facts = SessionFacts(session.id, session.path, self.cwd, self.model.ref)
+        hooks = turn_hooks(self.external, facts, self.settings_dir, commands=False)
+        return Agent(dataclasses.replace(config, hooks=hooks), session)

@@ -1,0 +1,101 @@
+"""What a project adds to an agent from outside miniroom: MCP servers (`mcp.yml`) and hooks (`hooks.yml`).
+
+Both files are read once, when the agent is built, so a session works with what they said then; an error in
+either refuses the agent (as an error in the profile does) rather than run without the user's rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from miniroom.agent.variables import ProfileError
+from miniroom.config.problems import Problem
+from miniroom.config.settings_file import SettingsFileError
+from miniroom.config.yaml_source import load_yaml
+from miniroom.engine import NO_HOOKS, TurnHooks
+from miniroom.hooks.config import HOOKS_FILE, HookSettings, load_hooks
+from miniroom.hooks.payloads import SessionFacts
+from miniroom.hooks.project_hooks import ProjectHooks, SubagentHooks
+from miniroom.mcp.config import MCP_FILE, ServerEntry, expanded, load_servers
+from miniroom.mcp.manager import McpTools
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ExternalSettings:
+    """The project's servers (as written), hook rules, and a fingerprint of each file, by name."""
+
+    servers: tuple[ServerEntry, ...]
+    hooks: HookSettings
+    fingerprints: Mapping[str, str]
+
+
+def _fingerprint(path: Path) -> str | None:
+    """What the file says, as a short digest (comments and layout aside); None without a readable file."""
+    if not path.exists():
+        return None
+    try:
+        data = load_yaml(path).data
+    except SettingsFileError:
+        return None
+    text = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _refuse(problems: list[Problem]) -> None:
+    errors = [problem for problem in problems if problem.severity == "error"]
+    for problem in problems:
+        if problem.severity == "warning":
+            log.warning("%s", problem)
+    if errors:
+        listed = "\n".join(str(problem) for problem in errors)
+        raise ProfileError(f"{listed}\nFix the file (`miniroom config check` lists every problem).")
+
+
+def load_external(project_dir: Path) -> ExternalSettings:
+    """The project's mcp.yml and hooks.yml; ProfileError naming every error in them."""
+    servers, server_problems = load_servers(project_dir)
+    hooks, hook_problems = load_hooks(project_dir)
+    _refuse(server_problems + hook_problems)
+    fingerprints = {
+        relative.name: digest
+        for relative in (MCP_FILE, HOOKS_FILE)
+        if (digest := _fingerprint(project_dir / relative)) is not None
+    }
+    return ExternalSettings(servers, hooks, fingerprints)
+
+
+def mcp_servers(
+    external: ExternalSettings,
+    cwd: Path,
+    variables: Mapping[str, str],
+    env: Mapping[str, str],
+    allow: Callable[[str], bool],
+    *,
+    warn_failures: bool = True,
+) -> McpTools:
+    """The servers, their entries expanded, for an agent working in `cwd`; nothing connects yet.
+    `warn_failures`: log each server that fails to connect (for a caller that does not show it itself)."""
+    entries = []
+    for entry in external.servers:
+        filled, warnings = expanded(entry, variables, env) if entry.enabled else (entry, [])
+        for warning in warnings:
+            log.warning("%s", warning)
+        entries.append(filled)
+    return McpTools(entries, cwd, allow, warn_failures=warn_failures)
+
+
+def turn_hooks(
+    external: ExternalSettings, facts: SessionFacts, project_dir: Path, *, commands: bool = True
+) -> TurnHooks:
+    """The hooks of an agent; without `commands` (a subagent) only the deny rules and SubagentStop apply."""
+    settings = external.hooks
+    if not settings.rules and not settings.deny:
+        return NO_HOOKS
+    return (ProjectHooks if commands else SubagentHooks)(settings, facts, project_dir)

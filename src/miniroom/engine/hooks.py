@@ -1,0 +1,88 @@
+"""The seam where rules from outside the loop (hooks) see a turn's events and may steer them.
+
+The loop calls a `TurnHooks` at fixed points: the session's first prompt, each prompt, before and after each
+tool call, when the model stops, and before a compaction. It knows nothing of where the rules come from;
+`NO_HOOKS` lets everything through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
+
+from miniroom.engine.tool import ToolResult
+from miniroom.llm import AssistantMessage, TextContent, ToolCall
+
+CompactTrigger = Literal["manual", "auto"]
+
+
+@dataclass(frozen=True)
+class PromptVerdict:
+    """`blocked`: the prompt is not sent and the turn ends, saying why; `context` goes with the prompt."""
+
+    blocked: str | None = None
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class ToolVerdict:
+    """`denied`: the call does not run and the model reads why; `arguments` replace the model's;
+    `context` follows the result."""
+
+    denied: str | None = None
+    context: str = ""
+    arguments: dict[str, Any] | None = None
+
+
+ALLOW = ToolVerdict()
+PASS = PromptVerdict()
+
+
+class TurnHooks(Protocol):
+    async def session_start(self, resumed: bool) -> str:
+        """Before the first prompt this agent sends; returns context for that prompt."""
+
+    async def user_prompt(self, text: str) -> PromptVerdict: ...
+
+    async def pre_tool(self, call: ToolCall) -> ToolVerdict: ...
+
+    async def post_tool(self, call: ToolCall, result: ToolResult) -> str:
+        """After a call ran; returns context for the model, shown after the result."""
+
+    async def stop(self, message: AssistantMessage, continuations: int) -> str | None:
+        """When the model ends its turn (`continuations`: how often a Stop hook sent it on in this turn);
+        an instruction makes it go on, with that as the next message."""
+
+    async def pre_compact(self, trigger: CompactTrigger) -> bool:
+        """Whether the compaction may run."""
+
+
+class NoHooks:
+    """Lets everything through and adds nothing."""
+
+    async def session_start(self, resumed: bool) -> str:
+        return ""
+
+    async def user_prompt(self, text: str) -> PromptVerdict:
+        return PASS
+
+    async def pre_tool(self, call: ToolCall) -> ToolVerdict:
+        return ALLOW
+
+    async def post_tool(self, call: ToolCall, result: ToolResult) -> str:
+        return ""
+
+    async def stop(self, message: AssistantMessage, continuations: int) -> str | None:
+        return None
+
+    async def pre_compact(self, trigger: CompactTrigger) -> bool:
+        return True
+
+
+NO_HOOKS: TurnHooks = NoHooks()
+
+
+def with_context(result: ToolResult, *contexts: str) -> ToolResult:
+    """The result with each non-empty context as a text block after it."""
+    added = [TextContent(context) for context in contexts if context]
+    return replace(result, content=[*result.content, *added]) if added else result

@@ -1,0 +1,118 @@
+"""The stdio transport for MCP servers, with the tool processes' discipline.
+
+The SDK's own stdio transport gives a server a whitelisted environment, waits up to 4 s for one that will not
+exit, and hides its pid. This one runs the server in a process group of its own behind the shell's gate (it
+starts only once the reaper watches the group, so not even a kill -9 of miniroom leaves it running), with
+the tools' environment, keeps the tail of its stderr for error messages, and on close kills the whole group
+at once: a stopping session never waits for a server.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from collections import deque
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+from anyio.abc import ByteReceiveStream, ByteSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.streams.text import TextReceiveStream
+from mcp.client._transport import TransportStreams
+from mcp.shared.message import SessionMessage
+
+from miniroom.tools.reaper import process_reaper
+from miniroom.tools.shell import GATE_LINE, STDIN_GATE_ARGV
+
+log = logging.getLogger(__name__)
+
+STDERR_TAIL_LINES = 20
+_REAP_SECONDS = 1.0  # for the event loop to see the killed server end
+
+
+async def _read_messages(
+    stdout: ByteReceiveStream, into: MemoryObjectSendStream[SessionMessage | Exception]
+) -> None:
+    """Each line the server writes, as a message (or the error parsing it); closing `into` at the end
+    tells the session the connection is gone."""
+    async with into:
+        pending = ""
+        async for chunk in TextReceiveStream(stdout, errors="replace"):
+            *lines, pending = (pending + chunk).split("\n")
+            for line in lines:
+                if line.strip():
+                    await into.send(_parsed(line))
+
+
+def _parsed(line: str) -> SessionMessage | Exception:
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError as error:
+        return error
+
+
+async def _write_messages(
+    outgoing: MemoryObjectReceiveStream[SessionMessage],
+    stdin: ByteSendStream,
+    incoming: MemoryObjectSendStream[SessionMessage | Exception],
+) -> None:
+    """Each message as a line on the server's stdin; a server that stopped reading ends the connection."""
+    try:
+        async with outgoing:
+            async for message in outgoing:
+                data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await stdin.send((data + "\n").encode("utf-8"))
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        await incoming.aclose()  # the session sees the connection closed, as when stdout ends
+
+
+async def _keep_stderr(stderr: ByteReceiveStream, tail: deque[str], server: str) -> None:
+    pending = ""
+    async for chunk in TextReceiveStream(stderr, errors="replace"):
+        *lines, pending = (pending + chunk).split("\n")
+        for line in lines:
+            log.debug("MCP server %s: %s", server, line)
+            tail.append(line)
+
+
+def _kill_group(pgid: int) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+@asynccontextmanager
+async def gated_stdio(
+    server: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str], stderr_tail: deque[str]
+) -> AsyncIterator[TransportStreams]:
+    """Run `argv` as the MCP server `server` and speak JSON-RPC lines over its stdin and stdout."""
+    process = await anyio.open_process(
+        [*STDIN_GATE_ARGV, *argv], cwd=cwd, env=dict(env), start_new_session=True
+    )
+    process_reaper().watch(process.pid)  # its own session: the group id is the pid
+    assert process.stdin is not None
+    assert process.stdout is not None
+    assert process.stderr is not None
+    incoming_writer, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    outgoing, outgoing_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    try:
+        await process.stdin.send(GATE_LINE)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_read_messages, process.stdout, incoming_writer)
+            tasks.start_soon(_write_messages, outgoing_reader, process.stdin, incoming_writer)
+            tasks.start_soon(_keep_stderr, process.stderr, stderr_tail, server)
+            try:
+                yield incoming, outgoing
+            finally:
+                _kill_group(process.pid)
+                tasks.cancel_scope.cancel()
+    finally:
+        _kill_group(process.pid)
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_REAP_SECONDS):
+            await process.aclose()
+        process_reaper().release(process.pid)
+        for stream in (incoming, outgoing, incoming_writer, outgoing_reader):
+            await stream.aclose()
