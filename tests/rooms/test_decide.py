@@ -133,9 +133,9 @@ ROWS = {
         _all("silent multi_human_needs_mention"),
         participants=frozenset({ALICE}),
     ),
-    "rule4_participation_is_not_judged_yet_so_mention_stays_required": Row(
+    "rule4_except_for_agents_using_adaptive_participation": Row(
         message("and then?", sender=BOB, **in_thread()),
-        {"helper": "silent multi_human_needs_mention"},
+        {"helper": "judge", "coder": "silent multi_human_needs_mention"},
         participants=frozenset({ALICE, HELPER}),
         agent_options={"participation": ParticipationConfig()},
     ),
