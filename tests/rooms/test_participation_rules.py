@@ -189,7 +189,7 @@ def test_a_judging_agent_would_answer_in_its_own_reply_conversation() -> None:
     the_policy = opted_in("helper")
     state = replace(room(the_policy), thread_modes={"helper": "room"})
     result = decide(parse_event(UNTAGGED), the_policy, state, thread=ThreadState(TWO_HUMANS))
-    assert result.decisions["helper"] == Judge(Conversation(ROOM))
+    assert result.decisions["helper"] == Judge(Conversation(ROOM), "$root")
 
 
 def test_with_fifty_agents_in_the_room_only_the_two_in_the_thread_judge() -> None:

@@ -19,6 +19,10 @@ class ModelConfigError(ValueError):
     """A model name or model configuration a person must fix; the message says what and how."""
 
 
+class MissingApiKeyError(ModelConfigError):
+    """The model is configured, but no variable holds its API key."""
+
+
 @dataclass(frozen=True)
 class ModelName:
     provider: str

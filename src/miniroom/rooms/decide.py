@@ -58,9 +58,11 @@ class Silent:
 
 @dataclass(frozen=True, slots=True)
 class Judge:
-    """Adaptive participation: the agent judges whether to answer; `conversation` is where it would."""
+    """Adaptive participation: the agent judges whether to answer; `conversation` is where it would, and
+    `thread_root` the thread whose messages it judges."""
 
     conversation: Conversation
+    thread_root: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +239,8 @@ class _Builder:
 
     def judge(self, agents: Iterable[AgentPolicy]) -> None:
         for agent in agents:
-            self.decisions.setdefault(agent.name, Judge(self.reply_conversation(agent)))
+            judge = Judge(self.reply_conversation(agent), self.conversation.thread_root)
+            self.decisions.setdefault(agent.name, judge)
 
     def silence(self, agents: Iterable[AgentPolicy], reason: SilenceReason) -> None:
         silent = Silent(reason)

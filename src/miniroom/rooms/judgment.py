@@ -56,6 +56,7 @@ class Outcome:
     input_bytes: int = 0
     probability: float | None = None  # TypeSafe: P(yes)
     threshold: float | None = None
+    detail: str = ""  # what went wrong, for a person: an HTTP status, a missing variable
 
 
 ANSWER_WORDS = {"yes": Verdict.YES, "no": Verdict.NO}

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from miniroom.rooms.transport import Content
 
 MESSAGE_EVENT = "m.room.message"
+REACTION_EVENT = "m.reaction"
 EDIT_PREFIX = "* "
 # How far an agent's reply has got, for clients that show more than the body (the web chat's "writing…").
 TURN_KEY = "io.miniroom.turn"
@@ -76,3 +77,8 @@ def _text(body: str, mentions: Iterable[str], turn: Content | None) -> Content:
     if turn is not None:
         content[TURN_KEY] = turn
     return content
+
+
+def reaction_content(event_id: str, key: str) -> Content:
+    """An `m.reaction` annotating `event_id` with `key` (an emoji)."""
+    return {"m.relates_to": {"rel_type": "m.annotation", "event_id": event_id, "key": key}}

@@ -1,17 +1,17 @@
-"""Messages: conversation → decision → judgments → routing → one turn per responder → hand-offs."""
+"""Messages: conversation → decision → judgments (apart) → routing → one turn per responder → hand-offs."""
 
 from __future__ import annotations
 
 import logging
 
 from miniroom.rooms.conversation import Conversation
-from miniroom.rooms.decide import Respond, RoomDecision, decide
+from miniroom.rooms.decide import Judge, Respond, RoomDecision, decide
 from miniroom.rooms.events import RoomEvent, parse_event
 from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content
 from miniroom.rooms.runtime.context import HandlerContext
-from miniroom.rooms.runtime.judges import Judgment, judged
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.logs import log_decisions, thread_name
+from miniroom.rooms.runtime.participation import ParticipationQueue
 from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.turn_queue import TurnKey
 from miniroom.rooms.runtime.turns import TurnOutcome
@@ -23,15 +23,18 @@ MAX_HANDOFFS = 5
 class MessageHandler:
     """Answers a person's message, and an agent's reply that hands off to another agent."""
 
-    def __init__(self, context: HandlerContext, router: Router, judgment: Judgment) -> None:
-        self.context, self.router, self.judgment = context, router, judgment
+    def __init__(self, context: HandlerContext, router: Router, participation: ParticipationQueue) -> None:
+        self.context, self.router, self.participation = context, router, participation
 
     async def handle(self, event: RoomEvent) -> None:
         conversation = await self.context.facts.conversation(event)
         decision = await self._decide(event, conversation)
-        decision = await self._routed(await judged(decision, self.judgment))
-        log_decisions(decision)
         prompt = f"{await self.context.facts.sender_name(event.room_id, event.sender)}: {event.body}"
+        for name, outcome in decision.decisions.items():
+            if isinstance(outcome, Judge):  # judged apart, after the debounce: the others need not wait
+                self.participation.submit(name, event, outcome, prompt)
+        decision = await self._routed(decision)
+        log_decisions(decision)
         self._submit_responders(decision, prompt, handoffs=0)
 
     async def after_turn(self, turn: Turn, outcome: TurnOutcome) -> None:

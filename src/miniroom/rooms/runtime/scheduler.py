@@ -23,7 +23,7 @@ class TurnScheduler:
     ) -> None:
         self.ledger, self.runner = ledger, runner
         self.agent_name, self.after_turn = agent_name, after_turn
-        self.queue = TurnQueue(self._run)
+        self.queue = TurnQueue(self._run, lambda turn: ledger.in_flight(turn.event_id, turn.agent) is None)
         self.stopping = False
 
     def submit(self, turn: Turn) -> None:
