@@ -100,7 +100,7 @@ class Rooms(RuntimeHarness):
         while time.monotonic() < deadline:
             await self.runtime.idle()
             caught_up = self.store.cursor("runtime") == self.store.latest_position()
-            if caught_up and self.runtime.queue.empty():
+            if caught_up and self.runtime.queue.empty() and self.runtime.participation.empty():
                 return
             await asyncio.sleep(0.01)
         raise AssertionError("the runtime did not settle")
@@ -158,15 +158,17 @@ async def running_rooms(
     provider: ScriptedProvider,
     agents: Mapping[str, Any],
     env: Mapping[str, str] | None = None,
+    runtime_options: Mapping[str, Any] | None = None,
     **sections: Any,
 ) -> AsyncIterator[Rooms]:
-    """Embedded rooms served by a runtime; `env` is laid over a clean environment, `sections` as in
-    `write_config`."""
+    """Embedded rooms served by a runtime; `env` is laid over a clean environment, `runtime_options` go to
+    RoomRuntime, `sections` as in `write_config`."""
     config_path = write_config(tmp_path, provider, agents, **sections)
     data_dir = tmp_path / "miniroom_data"
     data_dir.mkdir()
     store = RoomStore.open(data_dir)
-    rooms = Rooms(config_path, data_dir, {**clean_env(tmp_path / "mini"), **(env or {})}, store=store)
+    environment = {**clean_env(tmp_path / "mini"), **(env or {})}
+    rooms = Rooms(config_path, data_dir, environment, options=dict(runtime_options or {}), store=store)
     await rooms.start()
     try:
         yield rooms
