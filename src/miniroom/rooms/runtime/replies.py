@@ -140,6 +140,12 @@ class ReplyWriter:
         if self.reply.apply(event):
             self._wake.set()
 
+    def show(self, text: str) -> None:
+        """Add a finished paragraph of the reply written elsewhere (a team's combined answers)."""
+        if text.strip():
+            self.reply.paragraphs.append(text.strip())
+            self._wake.set()
+
     async def finish(self, mentions: tuple[str, ...] = ()) -> str | None:
         """Stop streaming and send the reply as it ends; returns its event id (None if never sent).
 

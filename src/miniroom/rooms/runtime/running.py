@@ -16,18 +16,29 @@ from miniroom.rooms.runtime.turn_queue import TurnKey
 
 @dataclass(slots=True)
 class RunningTurn:
-    """One turn being run. Mid-turn coalescing reaches the turn's engine `agent` here (None until built,
-    and again once closed) to queue a notice for it between tool batches."""
+    """One turn being run, and its engine agents while they work (a team's turn has one per member)."""
 
     turn: Turn
     started: float = field(default_factory=time.monotonic)
-    agent: Agent | None = None
-    usage: Usage = field(default_factory=Usage)  # every request of the turn so far
+    agents: list[Agent] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)  # every request of the turn so far (a team's: all members')
+
+    @property
+    def agent(self) -> Agent | None:
+        """The turn's (first) engine agent; None until built, and again once closed."""
+        return self.agents[0] if self.agents else None
+
+    def attach(self, agent: Agent) -> None:
+        self.agents.append(agent)
+
+    def detach(self) -> None:
+        """The engine agents are closed: they take nothing more."""
+        self.agents.clear()
 
     def on_event(self, event: ev.AgentEvent) -> None:
         """The engine listener: keeps the turn's running usage totals."""
         if isinstance(event, ev.UsageReported):
-            self.usage = event.turn
+            self.usage.add(event.request)
 
 
 class RunningTurns:

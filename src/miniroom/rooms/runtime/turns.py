@@ -19,6 +19,7 @@ from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
+from miniroom.rooms.runtime.team_turns import TeamTurns
 from miniroom.rooms.transport import RoomTransport
 
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
@@ -55,6 +56,7 @@ class TurnRunner:
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
         self.running = RunningTurns()
+        self.teams = TeamTurns(factory, failure_reason)
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
         """Run `turn` to its end, logged from start to end with its outcome, duration and usage."""
@@ -130,7 +132,23 @@ class TurnRunner:
     async def _prompt(
         self, turn: Turn, writer: ReplyWriter, earlier: InFlight | None, running: RunningTurn
     ) -> str | None:
-        """Run the agent's turn with `writer` and `running` listening; the reason it failed, or None."""
+        """Run the agent's (or team's) turn with `writer` and `running` listening; why it failed, or None."""
+        try:
+            if self.teams.is_team(turn.agent):
+                self.ledger.begin(turn, None)
+                return await self.teams.run(turn, writer, running)
+            return await self._agent_turn(turn, writer, earlier, running)
+        except _PEOPLE_ERRORS as error:
+            return str(error)
+        except Exception as error:
+            log.exception("The turn of %s for %s crashed", turn.agent, turn.event_id)
+            return f"{type(error).__name__}: {error}"
+        finally:
+            running.detach()  # closed agents take no notices
+
+    async def _agent_turn(
+        self, turn: Turn, writer: ReplyWriter, earlier: InFlight | None, running: RunningTurn
+    ) -> str | None:
         agent: Agent | None = None
         try:
             path = self.factory.session_path(turn.agent, turn.conversation)
@@ -139,15 +157,10 @@ class TurnRunner:
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
-            running.agent = agent
+            running.attach(agent)
             ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
-        except _PEOPLE_ERRORS as error:
-            return str(error)
-        except Exception as error:
-            log.exception("The turn of %s for %s crashed", turn.agent, turn.event_id)
-            return f"{type(error).__name__}: {error}"
         finally:
-            running.agent = None  # a closed agent takes no notices
+            running.detach()
             if agent is not None:
                 await agent.aclose()
         return failure_reason(ended)
