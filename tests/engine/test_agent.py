@@ -156,3 +156,33 @@ async def test_a_runaway_tool_loop_stops_at_the_request_limit(
     again = await agent.prompt("enough, sum up")  # the next turn counts from zero and goes on from there
     assert again.error is None
     assert again.message.text == "stopped looping"
+
+
+async def test_between_tool_batches_a_note_enters_the_turn_before_the_next_request(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(
+        Reply(tool_calls=[("bash", {"command": "echo one"})]),
+        Reply(tool_calls=[("bash", {"command": "echo two"})]),
+        Reply(text="wrapped up"),
+    )
+    agent, _seen = make_agent(provider, tmp_path)
+    calls: list[int] = []
+
+    async def between() -> str | None:
+        results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
+        calls.append(len(results))  # every result of the batch is in when it is asked
+        return "Please wrap up." if len(calls) == 1 else None
+
+    agent.between_batches = between
+    ended = await agent.prompt("go")
+    assert ended.message.text == "wrapped up"
+    assert calls == [1, 2], "once after each completed batch, never after the final answer"
+    second_request = provider.requests[1].body["messages"]
+    assert second_request[-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "Please wrap up.", "cache_control": {"type": "ephemeral"}}],
+    }
+    assert "Please wrap up." not in str(provider.requests[2].body["messages"][-1])
+    notes = [m for m in agent.messages if isinstance(m, UserMessage)]
+    assert [m.text for m in notes] == ["go", "Please wrap up."], "the note is kept in the session"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,6 +56,13 @@ from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 
 T = TypeVar("T")
 ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
+# Awaited after every completed tool batch, before the next request: a note the turn should read next
+# (recorded as a user message), or None. Never called while a tool runs.
+BetweenBatches = Callable[[], Awaitable[str | None]]
+
+
+async def _nothing_between_batches() -> str | None:
+    return None
 
 
 @dataclass
@@ -115,6 +122,7 @@ class Agent:
         self._listeners: list[ev.EventListener] = []
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
+        self.between_batches: BetweenBatches = _nothing_between_batches
 
     async def aclose(self) -> None:
         """Close the HTTP connections, the session file, and what the tools hold (their output files)."""
@@ -158,6 +166,9 @@ class Agent:
                 self._record(result)
             if self._aborted:
                 return self._end_turn(message, turn_usage, None)
+            note = await self.between_batches()
+            if note:
+                self._record(UserMessage.of_text(note))
         return self._end_turn(message, turn_usage, request_limit_failure(self.config.max_model_requests))
 
     def _end_turn(

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from miniroom.rooms.events import TEXT_MSGTYPES, parse_event
+from miniroom.rooms.events import TEXT_MSGTYPES, RoomEvent, parse_event
 from miniroom.rooms.judgment import Skip
 from miniroom.rooms.policy import RoomPolicy
 from miniroom.rooms.secrets import has_credential
@@ -171,3 +171,15 @@ def participation_skip(request: JudgeRequest) -> Skip | None:
     if request.size > MAX_JUDGE_BYTES:
         return Skip.TOO_LARGE
     return None
+
+
+def raw_of(event: RoomEvent) -> dict[str, Any]:
+    """A parsed text message as the raw event a judge's lines are read from (id, sender, type, body)."""
+    content = {"msgtype": event.msgtype, "body": event.body}
+    return {
+        "event_id": event.event_id,
+        "room_id": event.room_id,
+        "sender": event.sender,
+        "type": event.type,
+        "content": content,
+    }

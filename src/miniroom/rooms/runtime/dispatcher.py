@@ -14,6 +14,7 @@ from miniroom.config.settings_file import SettingsFileError
 from miniroom.rooms.commands import is_command
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.commands import CommandHandler
 from miniroom.rooms.runtime.context import HandlerContext
 from miniroom.rooms.runtime.edits import EditHandler
@@ -63,13 +64,18 @@ class RoomRuntime:
         self.ledger = TurnLedger(tracking)
         self.facts = RoomFacts(config, transport, ThreadModeStore(tracking))
         factory = AgentFactory(config, data_dir, env, project_dir)
+        slots = JudgmentSlots()  # every judgment of the process, the router's included
+        judges = Judges(config, judge_env(env, project_dir), slots)
         runner = TurnRunner(
-            transport, factory, self.ledger, mentions=self.facts.mentioned_agents, edit_interval=edit_interval
+            transport,
+            factory,
+            self.ledger,
+            mentions=self.facts.mentioned_agents,
+            edit_interval=edit_interval,
+            mid_turn=MidTurn(judges, transport, self.facts),
         )
         self.turns = TurnScheduler(self.ledger, runner, self.facts.agent_name, self._after_turn)
         context = HandlerContext(transport, self.facts, self.ledger, self.turns)
-        slots = JudgmentSlots()
-        judges = Judges(config, judge_env(env, project_dir), slots)
         judgment = judgment or ParticipationJudges(judges, transport, self.facts)
         self.participation = ParticipationQueue(context, judgment, debounce_sleep)
         self.messages = MessageHandler(context, Router(config, env, slots), self.participation)

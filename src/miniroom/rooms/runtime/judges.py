@@ -20,7 +20,7 @@ from miniroom.llm.registry import MissingApiKeyError
 from miniroom.llm.stream import RequestOptions
 from miniroom.rooms.decide import Judge, Respond, ResponseReason, SilenceReason, Silent
 from miniroom.rooms.events import RoomEvent
-from miniroom.rooms.judge_context import JudgeRequest, participation_request, participation_skip
+from miniroom.rooms.judge_context import JudgeRequest, participation_request, participation_skip, raw_of
 from miniroom.rooms.judgment import (
     Backend,
     Failure,
@@ -196,7 +196,7 @@ class ParticipationJudges:
 
     async def _recent(self, events: tuple[RoomEvent, ...], thread_root: str | None) -> list[Event]:
         """The thread up to the newest judged message; the judged messages alone if it cannot be read."""
-        judged = [_raw(event) for event in events]
+        judged = [raw_of(event) for event in events]
         if thread_root is None:
             return judged
         try:
@@ -208,8 +208,3 @@ class ParticipationJudges:
         if events[-1].event_id not in ids:
             return [*thread, *judged]
         return thread[: ids.index(events[-1].event_id) + 1]
-
-
-def _raw(event: RoomEvent) -> Event:
-    content = {"msgtype": event.msgtype, "body": event.body}
-    return {"event_id": event.event_id, "sender": event.sender, "type": event.type, "content": content}

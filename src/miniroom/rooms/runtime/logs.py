@@ -168,6 +168,15 @@ def log_mid_turn_skipped(turn: Turn, event_ids: Sequence[str], skip: MidTurnSkip
     )
 
 
+def log_wrap_up(turn: Turn, event_ids: Sequence[str]) -> None:
+    judgments_log.info(
+        "Mid-turn wrap-up notice: agent=%s event=%s queued=%s (no mid_turn judgment is set)",
+        turn.agent,
+        turn.event_id,
+        ",".join(event_ids),
+    )
+
+
 def log_mid_turn_evaluated(turn: Turn, event_ids: Sequence[str], outcome: Outcome, notice: bool) -> None:
     level = logging.INFO if outcome.failure is None else logging.WARNING
     judgments_log.log(

@@ -7,13 +7,13 @@ import logging
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.decide import Judge, Respond, RoomDecision, decide
 from miniroom.rooms.events import RoomEvent, parse_event
+from miniroom.rooms.judge_context import raw_of
 from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content
 from miniroom.rooms.runtime.context import HandlerContext
 from miniroom.rooms.runtime.ledger import Turn
-from miniroom.rooms.runtime.logs import log_decisions, thread_name
+from miniroom.rooms.runtime.logs import log_decisions
 from miniroom.rooms.runtime.participation import ParticipationQueue
 from miniroom.rooms.runtime.router import Router
-from miniroom.rooms.runtime.turn_queue import TurnKey
 from miniroom.rooms.runtime.turns import TurnOutcome
 
 log = logging.getLogger(__name__)
@@ -79,26 +79,10 @@ class MessageHandler:
         return decision.route_to(chosen)
 
     def _submit_responders(self, decision: RoomDecision, prompt: str, handoffs: int) -> None:
-        event_id = decision.event.event_id
+        event = decision.event
+        # A person's message reaches an agent still answering there; an agent's hand-off only waits.
+        arrived = () if self.context.facts.is_agent(event.sender) else (raw_of(event),)
         for name, outcome in decision.decisions.items():
-            if isinstance(outcome, Respond) and not self.context.ledger.answered(event_id, name):
-                turn = Turn(name, outcome.conversation, event_id, prompt, handoffs=handoffs)
-                self._while_answering(turn)
-                self.context.turns.submit(turn)
-
-    def _while_answering(self, turn: Turn) -> None:
-        """The agent may still be answering in this conversation: today the new turn waits for that one.
-
-        Mid-turn coalescing goes here: it judges whether the running turn wraps up, and queues the notice
-        through the running turn's engine agent (`RunningTurn.agent`).
-        """
-        running = self.context.turns.running(TurnKey.of(turn))
-        if running is not None and running.turn.event_id != turn.event_id:
-            log.info(
-                "%s is still answering %s in room %s (thread %s): %s waits for that turn",
-                turn.agent,
-                running.turn.event_id,
-                turn.conversation.room_id,
-                thread_name(turn.conversation),
-                turn.event_id,
-            )
+            if isinstance(outcome, Respond) and not self.context.ledger.answered(event.event_id, name):
+                turn = Turn(name, outcome.conversation, event.event_id, prompt, handoffs=handoffs)
+                self.context.turns.submit(turn, arrived)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from miniroom.rooms.decide import Judge, Respond, SilenceReason, Silent
 from miniroom.rooms.events import RoomEvent
-from miniroom.rooms.judge_context import MAX_CONTEXT_MESSAGES
+from miniroom.rooms.judge_context import MAX_CONTEXT_MESSAGES, raw_of
 from miniroom.rooms.runtime.content import REACTION_EVENT, reaction_content
 from miniroom.rooms.runtime.context import HandlerContext
 from miniroom.rooms.runtime.judges import Judgment
@@ -116,7 +116,7 @@ class ParticipationQueue:
             if not ledger.answered(event.event_id, agent)
         ]
         if turns:
-            self.context.turns.submit(coalesce(turns))
+            self.context.turns.submit(coalesce(turns), [raw_of(event) for event in events])
 
     async def _react(self, agent: str, latest: RoomEvent) -> None:
         """A declined turn's one reaction, on its newest message, when the agent has a `decline_reaction`."""

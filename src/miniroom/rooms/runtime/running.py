@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
+from miniroom.engine.agent import Agent, BetweenBatches
 from miniroom.llm.messages import Usage
+from miniroom.rooms.mid_turn import Queued
 from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.logs import log_turn_ended, log_turn_started
 from miniroom.rooms.runtime.turn_queue import TurnKey
+from miniroom.rooms.transport import Event
+
+MakeHook = Callable[["RunningTurn"], BetweenBatches]
 
 
 @dataclass(slots=True)
@@ -22,6 +28,19 @@ class RunningTurn:
     started: float = field(default_factory=time.monotonic)
     agents: list[Agent] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)  # every request of the turn so far (a team's: all members')
+    # Mid-turn coalescing: the messages that arrived meanwhile, how many a judgment or the notice covered,
+    # whether the wrap-up notice was decided, and the reply text published so far.
+    queued: list[Queued] = field(default_factory=list)
+    covered: int = 0
+    wrap_up: bool = False
+    published: Callable[[], str] = lambda: ""
+    checking: asyncio.Lock = field(default_factory=asyncio.Lock)
+    make_hook: MakeHook | None = None  # each engine agent's check between tool batches
+
+    def arrived(self, raws: Sequence[Event]) -> None:
+        """Messages for this agent and conversation arrived mid-turn: queued, with the reply so far."""
+        published = self.published()
+        self.queued += [Queued(raw, published) for raw in raws]
 
     @property
     def agent(self) -> Agent | None:
@@ -29,7 +48,10 @@ class RunningTurn:
         return self.agents[0] if self.agents else None
 
     def attach(self, agent: Agent) -> None:
+        """An engine agent works for this turn: it is reachable here, and checked between tool batches."""
         self.agents.append(agent)
+        if self.make_hook is not None:
+            agent.between_batches = self.make_hook(self)
 
     def detach(self) -> None:
         """The engine agents are closed: they take nothing more."""
@@ -50,8 +72,8 @@ class RunningTurns:
     def get(self, key: TurnKey) -> RunningTurn | None:
         return self._turns.get(key)
 
-    def begin(self, turn: Turn) -> RunningTurn:
-        running = RunningTurn(turn)
+    def begin(self, turn: Turn, make_hook: MakeHook | None = None) -> RunningTurn:
+        running = RunningTurn(turn, make_hook=make_hook)
         self._turns[TurnKey.of(turn)] = running
         log_turn_started(turn)
         return running

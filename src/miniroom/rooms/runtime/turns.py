@@ -15,6 +15,7 @@ from miniroom.engine.agent import Agent
 from miniroom.engine.session import Session, SessionError
 from miniroom.llm.model_name import ModelConfigError
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
@@ -50,8 +51,11 @@ class TurnRunner:
         *,
         mentions: Callable[[str], tuple[str, ...]] = lambda text: (),
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
+        mid_turn: MidTurn | None = None,
     ) -> None:
+        """`mid_turn` checks a turn's engine agents between tool batches (None: messages only wait)."""
         self.transport, self.factory, self.ledger = transport, factory, ledger
+        self.mid_turn = mid_turn
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
@@ -60,7 +64,7 @@ class TurnRunner:
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
         """Run `turn` to its end, logged from start to end with its outcome, duration and usage."""
-        running = self.running.begin(turn)
+        running = self.running.begin(turn, self.mid_turn.hook if self.mid_turn is not None else None)
         outcome: TurnState = "failed"  # what an unexpected exception on the way out counts as
         try:
             result = await self._reply(turn, display_name, running)
@@ -81,6 +85,7 @@ class TurnRunner:
             on_posted=lambda reply_id: self.ledger.posted(turn, reply_id),
         )
         writer.start()
+        running.published = lambda: writer.reply.text
         try:
             failure = await self._prompt(turn, writer, earlier, running)
         except asyncio.CancelledError:
