@@ -10,7 +10,7 @@ import pytest
 
 from miniroom.config.config_yaml import ParticipationConfig
 from miniroom.rooms.conversation import Conversation
-from miniroom.rooms.decide import Decision, Judge, NeedsRouting, Respond, Silent, decide
+from miniroom.rooms.decide import Judge, decide
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.policy import AgentPolicy, RoomPolicy, RoomState, ThreadState
 from tests.rooms.factory import (
@@ -27,21 +27,12 @@ from tests.rooms.factory import (
     mentions,
     message,
     room,
+    summary,
 )
 
 ALICE_TG = "@alice_tg:example.org"
 SERVICE = "@miniroom_router:example.org"
 ON = ParticipationConfig()
-
-
-def _summary(decision: Decision) -> str:
-    if isinstance(decision, Respond):
-        return f"respond {decision.reason.value}"
-    if isinstance(decision, Silent):
-        return f"silent {decision.reason.value}"
-    if isinstance(decision, NeedsRouting):
-        return "route " + ",".join(decision.candidates)
-    return "judge"
 
 
 def opted_in(*names: str, allowed: frozenset[str] | None = None) -> RoomPolicy:
@@ -181,7 +172,7 @@ def test_participation_eligibility(row: Row) -> None:
     state = room(the_policy, **row.room_options)
     state = replace(state, joined=state.joined | {ALICE_TG, SERVICE})
     result = decide(parse_event(row.event), the_policy, state, thread=ThreadState(row.participants))
-    actual = {name: _summary(decision) for name, decision in result.decisions.items()}
+    actual = {name: summary(decision) for name, decision in result.decisions.items()}
     assert {name: actual[name] for name in row.expected} == row.expected
 
 

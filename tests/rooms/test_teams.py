@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from miniroom.config.config_yaml import AgentEntry, RoomConfig, RoomsConfig, TeamConfig, ThreadMode
-from miniroom.rooms.decide import NeedsRouting, Respond, Silent, decide
+from miniroom.rooms.decide import decide
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.policy import RoomState, ThreadState, room_agents, room_policy
 from miniroom.rooms.teams import (
@@ -20,7 +20,7 @@ from miniroom.rooms.teams import (
     thread_modes,
 )
 from miniroom.rooms.thread_mode import RoomRef
-from tests.rooms.factory import ALICE, BOB, ROOM, in_thread, mentions, message
+from tests.rooms.factory import ALICE, BOB, ROOM, in_thread, mentions, message, summary
 
 LOBBY = RoomRef(ROOM, key="lobby", alias="#lobby:example.org")
 USER_IDS = {name: f"@miniroom_{name}:example.org" for name in ("critic", "writer", "coder", "reviewers")}
@@ -100,17 +100,7 @@ def _decide(raw: dict[str, Any], participants: frozenset[str] = frozenset()) -> 
         ROOM, frozenset({ALICE, BOB, *USER_IDS.values()}), mentions=the_policy.mention_index({})
     )
     result = decide(parse_event(raw), the_policy, state, thread=ThreadState(participants))
-    summary = {}
-    for name, decision in result.decisions.items():
-        if isinstance(decision, Respond):
-            summary[name] = f"respond {decision.reason.value}"
-        elif isinstance(decision, Silent):
-            summary[name] = f"silent {decision.reason.value}"
-        elif isinstance(decision, NeedsRouting):
-            summary[name] = "route"
-        else:
-            summary[name] = "judge"
-    return summary
+    return {name: summary(decision) for name, decision in result.decisions.items()}
 
 
 def test_mentioning_a_team_gets_the_team_and_none_of_its_members() -> None:
@@ -133,7 +123,7 @@ def test_a_team_already_in_a_thread_continues_it_like_an_agent() -> None:
 
 
 def test_an_untagged_room_message_may_be_routed_to_a_team() -> None:
-    assert set(_decide(message("anyone?")).values()) == {"route"}
+    assert set(_decide(message("anyone?")).values()) == {"route critic,writer,coder,reviewers"}
 
 
 def test_a_team_in_a_multi_human_thread_needs_a_mention() -> None:
@@ -145,7 +135,7 @@ def test_a_team_posting_counts_as_an_agent_not_a_human() -> None:
     decided = _decide(
         message("and?", **in_thread()), frozenset({ALICE, USER_IDS["reviewers"], USER_IDS["critic"]})
     )
-    assert decided["reviewers"] == "route", "one human: the team and the agent in the thread are routed"
+    assert decided["reviewers"] == "route critic,reviewers", "one human: the team and the agent there route"
 
 
 # The lead's assignments

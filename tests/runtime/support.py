@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ import yaml
 
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.transport import Content, Event, RoomTransport
-from miniroom.testing.scripted_provider import ScriptedProvider
+from miniroom.testing.scripted_provider import RecordedRequest, ScriptedProvider
 from miniroom.transports.embedded.store import RoomStore
 from miniroom.transports.embedded.transport import EmbeddedTransport
 from tests.conftest import clean_env
@@ -150,6 +150,29 @@ class Rooms(RuntimeHarness):
             return str(edits[-1]["content"]["m.new_content"]["body"])
         [event] = [event for event in self.events() if event["event_id"] == event_id]
         return str(event["content"]["body"])
+
+
+def reactions(rooms: Rooms, sender: str) -> list[tuple[str, str]]:
+    """(target, key) of every reaction `sender` sent."""
+    return [
+        (event["content"]["m.relates_to"]["event_id"], event["content"]["m.relates_to"]["key"])
+        for event in rooms.events()
+        if event["type"] == "m.reaction" and event["sender"] == sender
+    ]
+
+
+def prompt_of(request: RecordedRequest) -> str:
+    """The text of the newest message a model request carries."""
+    content = request.body["messages"][-1]["content"]
+    return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
+
+
+async def until(check: Callable[[], object], what: str) -> None:
+    """Wait (polling) until `check()` is truthy; fail naming `what` after POST_TIMEOUT seconds."""
+    deadline = time.monotonic() + POST_TIMEOUT
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
 
 
 @contextlib.asynccontextmanager

@@ -4,18 +4,15 @@ batch ("stop, use Postgres instead"); queued messages are answered afterwards as
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from miniroom.rooms.mid_turn import WRAP_UP_NOTICE
 from miniroom.rooms.runtime.turn_queue import TurnKey
 from miniroom.testing.scripted_provider import RecordedRequest, Reply, ScriptedProvider
-from tests.runtime.support import POST_TIMEOUT, Rooms, agent_entry, running_rooms
+from tests.runtime.support import Rooms, agent_entry, reactions, running_rooms, until
 
 HELPER = "@helper:miniroom.local"
 EYES = "👀"
@@ -48,13 +45,6 @@ def texts(request: RecordedRequest) -> list[str]:
     return found
 
 
-async def until(check: Callable[[], Any], what: str) -> None:
-    deadline = asyncio.get_running_loop().time() + POST_TIMEOUT
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
-
-
 async def queued_while_running(rooms: Rooms, task: str, body: str, *, room_mode: bool = False) -> str:
     """Post `body` in the thread of `task` (at room level in room mode) once the agent runs it, and wait
     until the turn has it queued."""
@@ -71,14 +61,6 @@ async def queued_while_running(rooms: Rooms, task: str, body: str, *, room_mode:
 
 def release(rooms: Rooms, name: str) -> None:
     (rooms.data_dir / "workspaces" / "helper" / name).touch()
-
-
-def reactions(rooms: Rooms) -> list[tuple[str, str]]:
-    return [
-        (event["content"]["m.relates_to"]["event_id"], event["content"]["m.relates_to"]["key"])
-        for event in rooms.events()
-        if event["type"] == "m.reaction" and event["sender"] == HELPER
-    ]
 
 
 @pytest.fixture
@@ -103,7 +85,7 @@ async def test_thanks_during_a_long_task_lets_it_finish_without_a_wrap_up(
         release(rooms, "migrated")
         await rooms.settle()
         replies = [rooms.shown_text(reply["event_id"]) for reply in rooms.agent_messages(HELPER)]
-        assert reactions(rooms) == [(thanks, EYES)], "the deferred message gets its reaction once"
+        assert reactions(rooms, HELPER) == [(thanks, EYES)], "the deferred message gets its reaction once"
     assert replies[0].endswith("Migration done.")
     assert replies[1:] == ["You're welcome."], "the queued message is answered after the task"
     judge, finish = provider.requests[1], provider.requests[2]
@@ -135,7 +117,7 @@ async def test_a_correction_during_a_long_task_gets_the_wrap_up_notice_after_the
         release(rooms, "schema")
         await rooms.settle()
         replies = [rooms.shown_text(reply["event_id"]) for reply in rooms.agent_messages(HELPER)]
-        assert reactions(rooms) == []
+        assert reactions(rooms, HELPER) == []
     assert replies[0].endswith("switch to Postgres next.")
     assert replies[1:] == ["Switching to Postgres."]
     finish = texts(provider.requests[2])

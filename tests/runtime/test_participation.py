@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from miniroom.rooms.runtime.turn_queue import TurnKey
-from miniroom.testing.scripted_provider import RecordedRequest, Reply, ScriptedProvider
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from miniroom.testing.typesafe_standin import TypesafeStandIn
-from tests.runtime.support import BOB, POST_TIMEOUT, Rooms, agent_entry, running_rooms
+from tests.runtime.support import BOB, Rooms, agent_entry, prompt_of, reactions, running_rooms, until
 
 HELPER = "@helper:miniroom.local"
 EYES = "👀"
@@ -36,20 +36,6 @@ LLM_JUDGE = {
 def judgments(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
     caplog.set_level(logging.INFO, logger="miniroom.rooms")
     return caplog
-
-
-def reactions(rooms: Rooms, sender: str = HELPER) -> list[tuple[str, str]]:
-    """(target, key) of every reaction `sender` sent."""
-    return [
-        (event["content"]["m.relates_to"]["event_id"], event["content"]["m.relates_to"]["key"])
-        for event in rooms.events()
-        if event["type"] == "m.reaction" and event["sender"] == sender
-    ]
-
-
-def prompt_of(request: RecordedRequest) -> str:
-    content = request.body["messages"][-1]["content"]
-    return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
 
 
 async def thread_with_helper(rooms: Rooms) -> str:
@@ -81,7 +67,9 @@ async def test_in_a_two_person_thread_the_agent_answers_when_judged_useful_and_r
         assert rooms.agent_messages(HELPER)[1]["content"]["m.relates_to"]["m.in_reply_to"] == {
             "event_id": question
         }
-        assert reactions(rooms) == [(aside, EYES)], "one reaction on the declined message, nothing more"
+        assert reactions(rooms, HELPER) == [(aside, EYES)], (
+            "one reaction on the declined message, nothing more"
+        )
     judge = provider.requests[1].body
     assert not judge.get("tools")
     assert "system" not in judge, "no agent system prompt"
@@ -115,7 +103,7 @@ async def test_a_malformed_judgment_falls_back_to_the_reply_model(
         aside = rooms.post("Alice, lunch?", sender=BOB, thread=root)
         await rooms.settle()
         assert len(rooms.agent_messages(HELPER)) == 1
-        assert reactions(rooms) == [(aside, EYES)]
+        assert reactions(rooms, HELPER) == [(aside, EYES)]
     failures = [line.split(" latency=")[0] for line in judgments.messages if line.startswith("Judgment: ")]
     assert failures[-2:] == [
         f"Judgment: kind=participation agent=helper event={aside} backend=llm model=scripted/test-model "
@@ -138,7 +126,7 @@ async def test_a_failed_check_never_reacts_and_the_agent_stays_quiet(
         untagged = rooms.post("anyone around?", sender=BOB, thread=root)
         await rooms.settle()
         assert len(rooms.agent_messages(HELPER)) == 1
-        assert reactions(rooms) == []
+        assert reactions(rooms, HELPER) == []
     assert (
         f"Decision: event={untagged} room={rooms.lobby} thread={root} agent=helper outcome=silent "
         "reason=JUDGMENT_FAILED"
@@ -188,9 +176,8 @@ async def test_messages_within_the_debounce_are_judged_together_and_answered_onc
         second = rooms.post("And from which branch?", sender=BOB, thread=root)
         assert rooms.runtime is not None
         key = TurnKey("helper", rooms.lobby, root)
-        await waiting_for(
-            lambda: rooms.runtime is not None and rooms.runtime.participation.waiting(key) == (first, second)
-        )
+        participation = rooms.runtime.participation
+        await until(lambda: participation.waiting(key) == (first, second), "both messages to be gathered")
         released.set()
         await rooms.settle()
         [_, reply] = rooms.agent_messages(HELPER)
@@ -248,16 +235,9 @@ async def test_a_detected_secret_skips_the_backend_and_the_reply_model_decides(
             root = await thread_with_helper(rooms)
             secret = rooms.post("Alice, the deploy password=Tr0ub4dor&3", sender=BOB, thread=root)
             await rooms.settle()
-            assert reactions(rooms)[-1] == (secret, EYES)
+            assert reactions(rooms, HELPER)[-1] == (secret, EYES)
         assert [request for request in standin.requests if "Tr0ub4dor" in str(request.body)] == []
     assert (
         f"Judgment backend skipped: kind=participation agent=helper event={secret} reason=detected_secret "
         "(the reply model decides)"
     ) in judgments.messages
-
-
-async def waiting_for(check: Any) -> None:
-    deadline = asyncio.get_running_loop().time() + POST_TIMEOUT
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "timed out waiting"
-        await asyncio.sleep(0.01)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from miniroom.testing.scripted_provider import RecordedRequest, Reply, ScriptedProvider
-from tests.runtime.support import running_rooms
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.runtime.support import prompt_of, running_rooms
 
 CRITIC, WRITER = "@critic:miniroom.local", "@writer:miniroom.local"
 REVIEWERS = "@reviewers:miniroom.local"
@@ -31,11 +31,6 @@ def team(mode: str) -> dict[str, Any]:
             "rooms": ["lobby"],
         }
     }
-
-
-def prompt_of(request: RecordedRequest) -> str:
-    content = request.body["messages"][-1]["content"]
-    return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
 
 
 async def test_a_collaborating_team_mentioned_answers_once_with_every_members_answer(
