@@ -15,7 +15,7 @@ from miniroom.rooms.judge_context import participation_request
 from miniroom.rooms.judgment import Backend, Failure, Outcome, Verdict
 from miniroom.rooms.policy import AgentPolicy, RoomPolicy
 from miniroom.rooms.runtime.dispatcher import judge_env
-from miniroom.rooms.runtime.judges import Judges
+from miniroom.rooms.runtime.judges import Judges, judgment_problems
 from miniroom.rooms.runtime.logs import log_judgment
 from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.slots import JudgmentSlots
@@ -308,3 +308,22 @@ def test_the_outcome_log_has_the_figures_and_never_the_request_or_a_key(
         "Judgment: kind=mid_turn agent=helper event=$e backend=llm model=a/b decision=none failure=timeout "
         "latency=5.000s tokens_in=0 tokens_out=0 input_bytes=0 (no answer within 5 s)",
     ]
+
+
+def test_judgments_that_cannot_work_yet_are_named_at_start(env: dict[str, str]) -> None:
+    config = RoomsConfig.model_validate(
+        {
+            "models": {"keyless": {"model": "deepseek/deepseek-v4-flash"}},
+            "agents": {
+                "helper": {"participation": {"judgment": {"provider": "typesafe"}}},
+                "coder": {"mid_turn": {"judgment": {"provider": "llm", "model": "keyless"}}},
+            },
+        }
+    )
+    problems = judgment_problems(config, env)
+    assert problems[0] == (
+        "Agent helper's participation judgment (typesafe): TYPESAFE_API_KEY is not set in the environment "
+        "or the .env beside config.yaml; until it is, the agent's own model judges."
+    )
+    assert problems[1].startswith("Agent coder's mid_turn judgment (model alias keyless): No API key for ")
+    assert judgment_problems(config, {**env, "TYPESAFE_API_KEY": "k", "DEEPSEEK_API_KEY": "k"}) == []

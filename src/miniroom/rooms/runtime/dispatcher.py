@@ -19,7 +19,7 @@ from miniroom.rooms.runtime.commands import CommandHandler
 from miniroom.rooms.runtime.context import HandlerContext
 from miniroom.rooms.runtime.edits import EditHandler
 from miniroom.rooms.runtime.facts import RoomFacts
-from miniroom.rooms.runtime.judges import Judges, Judgment, ParticipationJudges
+from miniroom.rooms.runtime.judges import Judges, Judgment, ParticipationJudges, judgment_problems
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
 from miniroom.rooms.runtime.messages import MessageHandler
 from miniroom.rooms.runtime.participation import ParticipationQueue, Sleep
@@ -65,7 +65,7 @@ class RoomRuntime:
         self.facts = RoomFacts(config, transport, ThreadModeStore(tracking))
         factory = AgentFactory(config, data_dir, env, project_dir)
         slots = JudgmentSlots()  # every judgment of the process, the router's included
-        judges = Judges(config, judge_env(env, project_dir), slots)
+        judges = self.judges = Judges(config, judge_env(env, project_dir), slots)
         runner = TurnRunner(
             transport,
             factory,
@@ -92,6 +92,8 @@ class RoomRuntime:
         rooms = {key: room.alias for key, room in self.config.rooms.items()}
         await self.transport.start(responders, rooms, self.facts.room_agents)
         self.facts.learn_accounts()
+        for problem in judgment_problems(self.config, self.judges.env):
+            log.warning(problem)
         self.turns.resume(responders)
         for raw in self.ledger.pending_events():  # what a stop cut short; anything answered is skipped
             await self._handle_safely(raw)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Protocol
 
-from miniroom.config.config_yaml import LlmJudgment, RoomsConfig, TypesafeJudgment
+from miniroom.config.config_yaml import LlmJudgment, RoomsConfig, TypesafeJudgment, judgments
 from miniroom.llm.model_name import ModelConfigError, parse_model_name
 from miniroom.llm.native_tools import native_tools
 from miniroom.llm.registry import MissingApiKeyError
@@ -36,7 +36,7 @@ from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.logs import log_judgment, log_participation_skip
 from miniroom.rooms.runtime.model_call import alias_model, ask_model
 from miniroom.rooms.runtime.slots import JudgmentSlots
-from miniroom.rooms.runtime.typesafe import TypesafeClient
+from miniroom.rooms.runtime.typesafe import KEY_VARIABLE, TypesafeClient
 from miniroom.rooms.transport import Event, RoomTransport
 
 log = logging.getLogger(__name__)
@@ -208,3 +208,24 @@ class ParticipationJudges:
         if events[-1].event_id not in ids:
             return [*thread, *judged]
         return thread[: ids.index(events[-1].event_id) + 1]
+
+
+def judgment_problems(config: RoomsConfig, env: Mapping[str, str]) -> list[str]:
+    """Why a configured judgment cannot work yet (no key); the agent's own model decides until it does."""
+    problems = []
+    for name, agent in config.agents.items():
+        for section, judgment in judgments(agent):
+            where = f"Agent {name}'s {section} judgment"
+            if isinstance(judgment, TypesafeJudgment) and not env.get(KEY_VARIABLE):
+                problems.append(
+                    f"{where} (typesafe): {KEY_VARIABLE} is not set in the environment or the .env beside "
+                    "config.yaml; until it is, the agent's own model judges."
+                )
+            elif isinstance(judgment, LlmJudgment):
+                try:
+                    alias_model(config, judgment.model, env)
+                except ModelConfigError as error:
+                    problems.append(
+                        f"{where} (model alias {judgment.model}): {error} Until then its own model judges."
+                    )
+    return problems
