@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint typecheck unit fuzz bench clean
+.PHONY: run test test-fast lint typecheck unit fuzz bench clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "miniroom needs Python 3.11 or newer")'
@@ -36,6 +36,11 @@ run: $(RUN_STAMP)
 
 test: lint typecheck unit fuzz
 
+# The quick loop while working: every test but the Matrix, browser and end-to-end ones (marked in
+# tests/conftest.py), in under a minute. `make test` still runs them all.
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -m "not matrix and not browser and not e2e"
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
@@ -50,14 +55,11 @@ unit: $(STAMP) $(CHROMIUM)
 fuzz: $(STAMP)
 	$(BIN)/pytest -q tests/fuzz
 
+# Every bench runs and prints its verdict; the target fails at the end when any budget was missed.
+BENCHES := startup loop_overhead subagent_overhead stream_receive session_load prompt_size room_decisions \
+	judgment_latency
 bench: $(STAMP)
-	$(BIN)/python bench/startup.py
-	$(BIN)/python bench/loop_overhead.py
-	$(BIN)/python bench/stream_receive.py
-	$(BIN)/python bench/session_load.py
-	$(BIN)/python bench/prompt_size.py
-	$(BIN)/python bench/room_decisions.py
-	$(BIN)/python bench/judgment_latency.py
+	$(BIN)/python bench/run_all.py $(BENCHES:%=bench/%.py)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -35,7 +35,7 @@ def rss_mib() -> float:
 
 
 async def run_nio(url: str, user: str, token: str) -> dict[str, float]:
-    import nio  # type: ignore[import-untyped]
+    import nio
 
     client = nio.AsyncClient(url, user)
     client.access_token, client.user_id = token, user

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from miniroom.testing.scripted_provider import ScriptedProvider
+from miniroom.tools.reaper import process_reaper
 
 MINIROOM = str(Path(sys.executable).with_name("miniroom"))
+TESTS = Path(__file__).resolve().parent
 KEY_VARIABLES = (
     "MINI_API_KEY",
     "ANTHROPIC_API_KEY",
@@ -31,6 +33,36 @@ KEY_VARIABLES = (
     "ALL_PROXY",
     "all_proxy",
 )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by what it needs, so `make test-fast` can leave out the slow kinds."""
+    for item in items:
+        for marker in kinds(item):
+            item.add_marker(marker)
+
+
+def kinds(item: pytest.Item) -> list[str]:
+    """`matrix` in tests/matrix, `browser` with a Chromium page, `e2e` when it starts `miniroom` processes:
+    every test in tests/cli, and any module that holds `MINIROOM` or `ServeProcess` (the usual ways to start
+    one; a module that starts it otherwise says `pytestmark = pytest.mark.e2e`)."""
+    found = []
+    if item.path.is_relative_to(TESTS / "matrix"):
+        found.append("matrix")
+    if "browser" in getattr(item, "fixturenames", ()):
+        found.append("browser")
+    module = getattr(item, "module", None)
+    starts_miniroom = any(hasattr(module, name) for name in ("MINIROOM", "ServeProcess"))
+    if item.path.is_relative_to(TESTS / "cli") or starts_miniroom:
+        found.append("e2e")
+    return found
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _reaper_ends_with_the_tests() -> Iterator[None]:
+    """The bash tests' reaper process ends with the run, as it would with miniroom, not at exit unwaited."""
+    yield
+    process_reaper().close()
 
 
 @pytest.fixture

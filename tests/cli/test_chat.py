@@ -14,6 +14,7 @@ from miniroom.engine.session import Session
 from miniroom.engine.session_index import latest_session_path
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import MINIROOM, Workspace
+from tests.processes import LIMIT_SECONDS
 
 one_protocol = pytest.mark.parametrize("workspace", ["openai-completions"], indirect=True)
 
@@ -34,7 +35,8 @@ class ChatProcess:
         )
         self.output = ""
         self._chunks: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
+        self._pump_thread = threading.Thread(target=self._pump, daemon=True)
+        self._pump_thread.start()
 
     def _pump(self) -> None:
         assert self.process.stdout is not None
@@ -46,7 +48,7 @@ class ChatProcess:
         self.process.stdin.write(line + "\n")
         self.process.stdin.flush()
 
-    def expect(self, text: str, timeout: float = 10) -> str:
+    def expect(self, text: str, timeout: float = LIMIT_SECONDS) -> str:
         deadline = time.monotonic() + timeout
         while text not in self.output:
             remaining = deadline - time.monotonic()
@@ -59,9 +61,16 @@ class ChatProcess:
         return self.output
 
     def close(self) -> int:
+        """Exit the chat (unless it ended), and close the pipes once its output has been read to the end."""
         if self.process.poll() is None:
             self.send("/exit")
-        return self.process.wait(timeout=10)
+        status = self.process.wait(timeout=LIMIT_SECONDS)
+        self._pump_thread.join()
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        self.process.stdin.close()
+        self.process.stdout.close()
+        return status
 
 
 @one_protocol

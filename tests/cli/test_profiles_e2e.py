@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES
+from miniroom.agent.tool_names import AGENT_TOOL_NAMES
 from miniroom.engine.session import Session
 from miniroom.engine.session_index import latest_session_path
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from miniroom.tools import BUILTIN_TOOL_NAMES
 from tests.conftest import Workspace
 
 one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)
@@ -37,10 +38,15 @@ def write_profiles(workspace: Workspace, text: str) -> Path:
     return path
 
 
-def tool_names(body: dict[str, Any]) -> list[str]:
+def offered_tools(body: dict[str, Any]) -> list[str]:
     """The tool names a request offers, whatever the protocol."""
     tools = body.get("tools") or []
     return [tool["function"]["name"] if "function" in tool else tool["name"] for tool in tools]
+
+
+def tool_names(body: dict[str, Any]) -> list[str]:
+    """The tools a profile chooses among: those offered, but the subagent tools every chat has."""
+    return [name for name in offered_tools(body) if name not in AGENT_TOOL_NAMES]
 
 
 def system_text(body: dict[str, Any]) -> str:
@@ -90,8 +96,9 @@ def test_enabled_tools_is_an_exact_allowlist(workspace: Workspace, provider: Scr
     workspace.env["AGENT_BACKEND"] = "mini:readonly"
     provider.script(Reply(text="ok"))
     assert workspace.run("run", "hi").returncode == 0
-    # No agent/fetch/search tools exist yet, so the allowlist is the whole list.
-    assert sorted(tool_names(provider.requests[0].body)) == ["ls", "read"]
+    # No fetch/search tools exist yet, so the allowlist is the whole list, but for the subagent tools.
+    offered = offered_tools(provider.requests[0].body)
+    assert sorted(offered) == sorted(["ls", "read", *AGENT_TOOL_NAMES])
 
 
 @one_protocol

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import httpx
 import pytest
@@ -21,8 +22,8 @@ from miniroom.server import create_app
 from miniroom.testing.scripted_provider import ScriptedProvider
 from miniroom.transports.embedded import RoomStore
 from tests.conftest import MINIROOM, clean_env
+from tests.runtime.serve_process import free_port
 from tests.runtime.support import agent_entry, write_config
-from tests.runtime.test_serve import free_port
 from tests.web.support import client
 
 START_TIMEOUT = 60.0
@@ -56,8 +57,8 @@ def serving(config: Path, env: dict[str, str], *args: str) -> Iterator[Served]:
         )
     lines: queue.Queue[str] = queue.Queue()
     assert process.stdout is not None
-    stdout = process.stdout
-    threading.Thread(target=lambda: [lines.put(line) for line in stdout], daemon=True).start()
+    reader = threading.Thread(target=forward_lines, args=(process.stdout, lines), daemon=True)
+    reader.start()
     served = Served(process, port, log)
     try:
         try:
@@ -73,7 +74,14 @@ def serving(config: Path, env: dict[str, str], *args: str) -> Iterator[Served]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=30)
+        reader.join()  # the pipe ends with the process; then it can be closed
+        process.stdout.close()
     assert process.returncode == 0, served.output()
+
+
+def forward_lines(stream: IO[str], lines: queue.Queue[str]) -> None:
+    for line in stream:
+        lines.put(line)
 
 
 def scripted_config(tmp_path: Path, provider: ScriptedProvider) -> Path:

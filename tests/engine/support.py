@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +25,19 @@ def make_agent(
     model = overrides.pop("model", None) or Model(
         id="test-model", provider="scripted", api="anthropic-messages", base_url=provider.url, api_key="k"
     )
+    tools = overrides.pop("tools", None) or builtin_tools()
     fields: dict[str, Any] = {"retry": FAST_RETRY, **overrides}
-    config = AgentConfig(model, "You are a test.", builtin_tools(), cwd, **fields)
+    config = AgentConfig(model, "You are a test.", tools, cwd, **fields)
     agent = Agent(config, session or Session.create(cwd / ".sessions", cwd))
     seen: list[ev.AgentEvent] = []
     agent.subscribe(seen.append)
     return agent, seen
+
+
+async def until(condition: Callable[[], bool], what: str, limit: float = 30.0) -> None:
+    """Wait (polling the loop) until `condition` holds; fail after `limit` seconds saying what never came."""
+    deadline = asyncio.get_running_loop().time() + limit
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"after {limit:g} s, still not true: {what}")
+        await asyncio.sleep(0.01)

@@ -5,15 +5,18 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from miniroom.engine import events as ev
+from miniroom.engine.agent import ABORTED_TOOL_TEXT
 from miniroom.engine.session import Session
+from miniroom.engine.tool import ToolContext, ToolResult
 from miniroom.llm.errors import ErrorKind
-from miniroom.llm.messages import ToolResultMessage, UserMessage
+from miniroom.llm.messages import ToolResultMessage, ToolSpec, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.engine.support import make_agent
+from tests.engine.conftest import MakeAgent
 
 
 def _pid_alive(pid: int) -> bool:
@@ -25,7 +28,7 @@ def _pid_alive(pid: int) -> bool:
 
 
 async def test_tool_calls_run_in_parallel_and_results_keep_call_order(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     # The first call only says "first" once the second call has started while it still runs (it gives up
     # after 10 s), so run one after the other they would fail; then it keeps running, so it ends last.
@@ -52,7 +55,9 @@ async def test_tool_calls_run_in_parallel_and_results_keep_call_order(
     assert isinstance(seen[-1], ev.TurnEnded)
 
 
-async def test_tool_call_timeout_becomes_an_error_result(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_tool_call_timeout_becomes_an_error_result(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
     provider.script(Reply(tool_calls=[("bash", {"command": "sleep 30"})]), Reply(text="it hung"))
     agent, _ = make_agent(provider, tmp_path, tool_timeout=0.5)
     ended = await agent.prompt("run the slow thing")
@@ -63,7 +68,7 @@ async def test_tool_call_timeout_becomes_an_error_result(provider: ScriptedProvi
 
 
 async def test_abort_stops_running_tools_and_ends_the_turn(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     pid_file = tmp_path / "pid"
     provider.script(Reply(tool_calls=[("bash", {"command": f"sleep 60 & echo $! > {pid_file}; wait"})]))
@@ -90,7 +95,7 @@ async def test_abort_stops_running_tools_and_ends_the_turn(
 
 
 async def test_abort_during_a_slow_stream_keeps_the_partial_text(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply(text="word " * 100, delay=0.05))
     agent, _ = make_agent(provider, tmp_path)
@@ -108,7 +113,7 @@ async def test_abort_during_a_slow_stream_keeps_the_partial_text(
 
 
 async def test_provider_error_ends_the_turn_with_a_typed_error(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(*[Reply.error(400, "invalid_request_error", "messages: field required")] * 3)
     agent, seen = make_agent(provider, tmp_path)
@@ -119,7 +124,7 @@ async def test_provider_error_ends_the_turn_with_a_typed_error(
 
 
 async def test_continue_turn_answers_the_stored_prompt_without_storing_it_again(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply(text="answered"))
     session = Session.create(tmp_path / ".sessions", tmp_path)
@@ -133,7 +138,7 @@ async def test_continue_turn_answers_the_stored_prompt_without_storing_it_again(
 
 
 async def test_continue_turn_refuses_a_session_that_does_not_end_with_a_prompt(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     agent, _ = make_agent(provider, tmp_path)
     with pytest.raises(ValueError, match="does not end with a user message to answer"):
@@ -141,7 +146,7 @@ async def test_continue_turn_refuses_a_session_that_does_not_end_with_a_prompt(
 
 
 async def test_a_runaway_tool_loop_stops_at_the_request_limit(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.repeat(Reply(tool_calls=[("ls", {"path": "."})]))
     agent, seen = make_agent(provider, tmp_path, max_model_requests=3)
@@ -158,8 +163,57 @@ async def test_a_runaway_tool_loop_stops_at_the_request_limit(
     assert again.message.text == "stopped looping"
 
 
+class CleanupTool:
+    """`quick` returns at once; `slow` runs until cancelled, then takes a while to clean up."""
+
+    name = "cleanup_test"
+    spec = ToolSpec("cleanup_test", "test", {"type": "object", "properties": {"mode": {"type": "string"}}})
+
+    def __init__(self) -> None:
+        self.cleaned = False
+        self.waiting = asyncio.Event()
+
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        return arguments["mode"]
+
+    def summary(self, arguments: dict[str, Any]) -> str:
+        return "Cleanup test"
+
+    async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
+        if params == "quick":
+            return ToolResult.text("quick result")
+        try:
+            self.waiting.set()
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            for _ in range(20):  # cleaning up takes several turns of the loop
+                await asyncio.sleep(0)
+            self.cleaned = True
+            raise
+        return ToolResult.text("never")
+
+
+async def test_an_abort_waits_for_every_call_to_clean_up_and_keeps_finished_results(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
+    tool = CleanupTool()
+    provider.script(
+        Reply(tool_calls=[("cleanup_test", {"mode": "quick"}), ("cleanup_test", {"mode": "slow"})])
+    )
+    agent, _ = make_agent(provider, tmp_path, tools=[tool])
+    turn = asyncio.create_task(agent.prompt("go"))
+    await asyncio.wait_for(tool.waiting.wait(), 10)  # the quick call, started first, has returned
+    agent.abort()
+    ended = await asyncio.wait_for(turn, 10)
+    assert ended.aborted
+    assert tool.cleaned  # the turn ended only once the slow call had cleaned up
+    quick, slow = (m for m in agent.messages if isinstance(m, ToolResultMessage))
+    assert quick.text == "quick result"
+    assert slow.text == ABORTED_TOOL_TEXT
+
+
 async def test_between_tool_batches_a_note_enters_the_turn_before_the_next_request(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(
         Reply(tool_calls=[("bash", {"command": "echo one"})]),
@@ -169,10 +223,11 @@ async def test_between_tool_batches_a_note_enters_the_turn_before_the_next_reque
     agent, _seen = make_agent(provider, tmp_path)
     calls: list[int] = []
 
-    async def between() -> str | None:
+    async def between() -> None:
         results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
         calls.append(len(results))  # every result of the batch is in when it is asked
-        return "Please wrap up." if len(calls) == 1 else None
+        if len(calls) == 1:
+            agent.inbox.put(UserMessage.of_text("Please wrap up."))
 
     agent.between_batches = between
     ended = await agent.prompt("go")

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 from miniroom.engine import events as ev
+from miniroom.engine.agent import AgentConfig
 from miniroom.engine.compaction import (
     SUMMARIZER_PROMPT,
+    Compactor,
     choose_first_kept,
     context_tokens,
     file_activity,
@@ -16,10 +18,10 @@ from miniroom.engine.compaction import (
     token_ratio,
 )
 from miniroom.engine.session import Session
-from miniroom.llm.messages import AssistantMessage, TextContent, ToolCall, Usage, UserMessage
+from miniroom.llm.messages import AssistantMessage, Message, TextContent, ToolCall, Usage, UserMessage
 from miniroom.llm.model import Model
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.engine.support import make_agent
+from tests.engine.conftest import MakeAgent
 
 LONG = "x" * 2_000  # about 500 tokens
 
@@ -39,7 +41,9 @@ def _system(body: dict[str, object]) -> str:
     return json.dumps(body.get("system"))
 
 
-async def _two_long_turns(provider: ScriptedProvider, tmp_path: Path) -> tuple[object, list[ev.AgentEvent]]:
+async def _two_long_turns(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> tuple[object, list[ev.AgentEvent]]:
     provider.script(
         Reply(tool_calls=[("read", {"path": "notes.md"})], usage=(100, 10, 0, 0)),
         Reply(text="first answer " + LONG, usage=(100, 10, 0, 0)),
@@ -53,9 +57,9 @@ async def _two_long_turns(provider: ScriptedProvider, tmp_path: Path) -> tuple[o
 
 
 async def test_context_near_the_window_is_compacted_before_the_next_request(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
-    agent, seen = await _two_long_turns(provider, tmp_path)
+    agent, seen = await _two_long_turns(provider, tmp_path, make_agent)
     provider.script(
         Reply(text="## Goal\nanswer questions", usage=(900, 50, 0, 0)), Reply(text="third answer")
     )
@@ -73,8 +77,10 @@ async def test_context_near_the_window_is_compacted_before_the_next_request(
     assert "Read: notes.md" in compacted[0].summary
 
 
-async def test_a_compaction_survives_a_resume(provider: ScriptedProvider, tmp_path: Path) -> None:
-    agent, _ = await _two_long_turns(provider, tmp_path)
+async def test_a_compaction_survives_a_resume(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
+    agent, _ = await _two_long_turns(provider, tmp_path, make_agent)
     provider.script(
         Reply(text="## Goal\nthe summary text"), Reply(text="third answer", usage=(100, 10, 0, 0))
     )
@@ -91,9 +97,9 @@ async def test_a_compaction_survives_a_resume(provider: ScriptedProvider, tmp_pa
 
 
 async def test_context_overflow_compacts_then_retries_once(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
-    agent, seen = await _two_long_turns(provider, tmp_path)
+    agent, seen = await _two_long_turns(provider, tmp_path, make_agent)
     overflow = Reply.error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
     agent.config.model = Model(  # type: ignore[attr-defined]
         id="big",
@@ -111,7 +117,7 @@ async def test_context_overflow_compacts_then_retries_once(
 
 
 async def test_manual_compaction_with_nothing_old_does_nothing(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply(text="short"))
     agent, _ = make_agent(provider, tmp_path)
@@ -151,7 +157,7 @@ CJK = "漢字の文章は一文字が一トークンほどになる" * 40  # 800
 
 
 async def test_a_reported_context_over_the_window_compacts_even_when_characters_say_it_is_small(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     model = Model(
         id="tiny", provider="scripted", api="anthropic-messages", base_url=provider.url, context_window=10_000
@@ -189,3 +195,25 @@ def test_the_estimate_is_calibrated_by_the_last_reported_usage() -> None:
     # never below characters / 4
     assert token_ratio(10, 400) == 1.0
     assert token_ratio(10, 0) == 1.0
+
+
+def test_the_compactor_counts_each_added_message_and_calibrates_by_the_reported_usage(tmp_path: Path) -> None:
+    model = Model(
+        id="tiny", provider="scripted", api="anthropic-messages", base_url="http://x", context_window=2_200
+    )
+    settings = AgentConfig(model, "", [], tmp_path)
+    session, other = (
+        Session.create(tmp_path / "sessions", tmp_path),
+        Session.create(tmp_path / "other", tmp_path),
+    )
+    compactor = Compactor(session, [])
+    question = UserMessage.of_text(CJK)  # estimated at 200 tokens
+    answer = AssistantMessage([TextContent(CJK)], usage=Usage(input=700, output=100))  # 800 for 400: twice
+    messages: list[Message] = []
+    for message in (question, answer, UserMessage.of_text(CJK)):
+        messages.append(message)
+        compactor.added(message)
+    assert compactor.due(messages, settings)  # 800 reported + 2 x 200 estimated is past 2,200 - 1,100
+    assert not Compactor(other, []).due(messages[:1], settings)
+    session.close()
+    other.close()

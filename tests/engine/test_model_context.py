@@ -16,7 +16,7 @@ from miniroom.llm.messages import (
     UserMessage,
 )
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.engine.support import make_agent
+from tests.engine.conftest import MakeAgent
 
 CALL = AssistantMessage([ToolCall("c1", "ls", {"path": "."})], stop_reason="tool_use")
 RESULT = ToolResultMessage("c1", "ls", [TextContent("a.txt")])
@@ -63,7 +63,7 @@ def _damage_line(path: Path, line: int) -> None:
 
 
 async def test_a_session_whose_first_question_is_damaged_still_sends_a_valid_context(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(
         Reply(tool_calls=[("ls", {"path": "."})]), Reply(text="first answer"), Reply(text="second answer")

@@ -13,7 +13,7 @@ from miniroom.engine.retry_policy import RetryPolicy
 from miniroom.engine.session import Session
 from miniroom.llm.model import Model
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.engine.support import make_agent
+from tests.engine.conftest import MakeAgent
 
 TRANSIENT = [
     pytest.param(Reply.error(429, "rate_limit_error", "slow down"), id="429"),
@@ -28,7 +28,7 @@ TRANSIENT = [
 
 @pytest.mark.parametrize("failure", TRANSIENT)
 async def test_transient_failure_is_retried_and_visible(
-    provider: ScriptedProvider, tmp_path: Path, failure: Reply
+    provider: ScriptedProvider, tmp_path: Path, failure: Reply, make_agent: MakeAgent
 ) -> None:
     provider.script(failure, Reply(text="recovered", usage=(10, 5, 0, 0)))
     agent, seen = make_agent(provider, tmp_path)
@@ -43,7 +43,7 @@ async def test_transient_failure_is_retried_and_visible(
 
 
 async def test_attempts_run_out_after_max_attempts_with_the_last_error(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(*[Reply.error(429, "rate_limit_error", f"try {n}") for n in range(3)])
     agent, seen = make_agent(provider, tmp_path)
@@ -63,7 +63,7 @@ async def test_attempts_run_out_after_max_attempts_with_the_last_error(
     ],
 )
 async def test_exhausted_limits_fail_after_exactly_one_request(
-    provider: ScriptedProvider, tmp_path: Path, failure: Reply
+    provider: ScriptedProvider, tmp_path: Path, failure: Reply, make_agent: MakeAgent
 ) -> None:
     provider.script(failure, Reply(text="never sent"))
     agent, seen = make_agent(provider, tmp_path)
@@ -73,7 +73,7 @@ async def test_exhausted_limits_fail_after_exactly_one_request(
     assert not any(isinstance(e, ev.RetryScheduled) for e in seen)
 
 
-async def test_the_pause_is_fixed(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_the_pause_is_fixed(provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent) -> None:
     provider.script(*[Reply.error(503, "api_error", "x")] * 2, Reply(text="ok"))
     agent, seen = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=1.0, max_attempts=3))
     started = time.monotonic()
@@ -85,7 +85,9 @@ async def test_the_pause_is_fixed(provider: ScriptedProvider, tmp_path: Path) ->
     assert 1.95 < elapsed < 2.9
 
 
-async def test_abort_during_the_pause_cancels_the_retry(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_abort_during_the_pause_cancels_the_retry(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
     provider.script(Reply.error(429, "rate_limit_error", "slow down"), Reply(text="never sent"))
     agent, _ = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=30, max_attempts=3))
     retry_scheduled = asyncio.Event()
@@ -98,7 +100,9 @@ async def test_abort_during_the_pause_cancels_the_retry(provider: ScriptedProvid
     assert len(provider.requests) == 1
 
 
-async def test_failed_attempts_are_paid_and_counted(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_failed_attempts_are_paid_and_counted(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
     provider.script(
         Reply(
             text="partial", usage=(100, 7, 0, 0), error_type="overloaded_error", error_message="Overloaded"
@@ -113,7 +117,7 @@ async def test_failed_attempts_are_paid_and_counted(provider: ScriptedProvider, 
 
 
 async def test_a_failed_attempt_is_not_part_of_the_next_request(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(
         Reply(text="half an answ", error_type="overloaded_error", error_message="Overloaded"),
@@ -127,7 +131,7 @@ async def test_a_failed_attempt_is_not_part_of_the_next_request(
 
 @pytest.mark.parametrize("status", [404, 405, 409, 413, 422])
 async def test_a_refused_request_fails_at_once_naming_the_url_and_the_model(
-    provider: ScriptedProvider, tmp_path: Path, status: int
+    provider: ScriptedProvider, tmp_path: Path, status: int, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply.error(status, "invalid_request_error", "no such thing"), Reply(text="never sent"))
     agent, seen = make_agent(provider, tmp_path)
@@ -139,7 +143,9 @@ async def test_a_refused_request_fails_at_once_naming_the_url_and_the_model(
     assert not any(isinstance(e, ev.RetryScheduled) for e in seen)
 
 
-async def test_a_request_timeout_408_is_retried(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_a_request_timeout_408_is_retried(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
     provider.script(Reply.error(408, "timeout", "took too long"), Reply(text="ok"))
     agent, seen = make_agent(provider, tmp_path)
     ended = await agent.prompt("hi")
@@ -147,7 +153,9 @@ async def test_a_request_timeout_408_is_retried(provider: ScriptedProvider, tmp_
     assert [e.attempt for e in seen if isinstance(e, ev.RetryScheduled)] == [1]
 
 
-async def test_an_unknown_host_fails_after_one_attempt(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_an_unknown_host_fails_after_one_attempt(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
     model = Model(
         id="m", provider="scripted", api="anthropic-messages", base_url="http://no-such-host.invalid"
     )
@@ -159,7 +167,7 @@ async def test_an_unknown_host_fails_after_one_attempt(provider: ScriptedProvide
 
 
 async def test_a_dropped_connection_retry_names_the_address(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply(text="cut", drop_after_events=2), Reply(text="ok"))
     agent, seen = make_agent(provider, tmp_path)
@@ -168,7 +176,9 @@ async def test_a_dropped_connection_retry_names_the_address(
     assert provider.url in retry.cause
 
 
-async def test_a_longer_retry_after_is_honoured(provider: ScriptedProvider, tmp_path: Path) -> None:
+async def test_a_longer_retry_after_is_honoured(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
     provider.script(
         Reply(status=429, error_message="slow down", headers={"retry-after": "1"}), Reply(text="ok")
     )
@@ -181,7 +191,7 @@ async def test_a_longer_retry_after_is_honoured(provider: ScriptedProvider, tmp_
 
 
 async def test_a_shorter_retry_after_keeps_the_configured_pause(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply(status=503, headers={"retry-after": "0"}), Reply(text="ok"))
     agent, seen = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=0.05, max_attempts=2))
@@ -190,7 +200,7 @@ async def test_a_shorter_retry_after_keeps_the_configured_pause(
 
 
 async def test_a_retry_after_beyond_the_longest_wait_fails_at_once(
-    provider: ScriptedProvider, tmp_path: Path
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
     provider.script(Reply(status=429, headers={"retry-after": "86400"}), Reply(text="never sent"))
     agent, seen = make_agent(provider, tmp_path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from miniroom.llm.messages import (
 )
 
 
-def _lines(path: Path) -> list[dict[str, object]]:
+def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -43,9 +44,9 @@ def test_entries_form_a_tree_in_pi_v3_format(tmp_path: Path) -> None:
 
 
 def test_each_entry_is_on_disk_as_soon_as_it_is_appended(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, tmp_path)
-    session.append_message(UserMessage.of_text("one"))
-    assert len(_lines(session.path)) == 2  # not closed yet: flushed per entry
+    with Session.create(tmp_path, tmp_path) as session:
+        session.append_message(UserMessage.of_text("one"))
+        assert len(_lines(session.path)) == 2  # not closed yet: flushed per entry
 
 
 def test_resume_rebuilds_the_conversation(tmp_path: Path) -> None:
@@ -86,12 +87,12 @@ def test_interrupted_tool_call_is_repaired_with_an_error_result(tmp_path: Path) 
     session.append_message(AssistantMessage(list(calls), stop_reason="tool_use"))
     session.append_message(ToolResultMessage("c1", "bash", [TextContent("ok")]))
     session.close()
-    loaded = Session.load(session.path)
-    assert loaded.repair_interrupted_tool_calls() == 1
-    last = loaded.messages()[-1]
-    assert isinstance(last, ToolResultMessage)
-    assert (last.tool_call_id, last.is_error, last.text) == ("c2", True, INTERRUPTED_TOOL_TEXT)
-    assert loaded.repair_interrupted_tool_calls() == 0
+    with Session.load(session.path) as loaded:
+        assert loaded.repair_interrupted_tool_calls() == ["c2"]
+        last = loaded.messages()[-1]
+        assert isinstance(last, ToolResultMessage)
+        assert (last.tool_call_id, last.is_error, last.text) == ("c2", True, INTERRUPTED_TOOL_TEXT)
+        assert loaded.repair_interrupted_tool_calls() == []
 
 
 def test_a_file_that_is_not_a_session_is_refused_clearly(tmp_path: Path) -> None:
@@ -139,8 +140,10 @@ def test_a_rewind_continues_from_an_earlier_entry_and_the_file_remembers_it(tmp_
 
 
 def test_a_rewind_to_an_unknown_entry_names_the_file(tmp_path: Path) -> None:
-    session = Session.create(tmp_path / "s", tmp_path)
-    with pytest.raises(SessionError, match=r"s/.*\.jsonl has no entry nope to continue from"):
+    with (
+        Session.create(tmp_path / "s", tmp_path) as session,
+        pytest.raises(SessionError, match=r"s/.*\.jsonl has no entry nope to continue from"),
+    ):
         session.rewind("nope", "run again")
 
 
@@ -178,13 +181,15 @@ def test_a_damaged_middle_line_is_named_and_the_rest_keeps_its_order(
 ) -> None:
     session = _conversation(tmp_path)
     _damage(session.path, 5, old, new)  # the first answer
-    loaded = Session.load(session.path)
-    assert loaded.load_report.warnings(session.path) == [f"{session.path} line 5 is damaged and was skipped"]
-    expected = ["first question", "assistant", "a.txt", "second question", "second answer"]
-    assert _texts(loaded.history()) == expected
-    assert _texts(loaded.messages()) == expected
-    loaded.append_message(UserMessage.of_text("third question"))  # the leaf goes on from the last entry
-    assert _texts(loaded.messages())[-2:] == ["second answer", "third question"]
+    with Session.load(session.path) as loaded:
+        assert loaded.load_report.warnings(session.path) == [
+            f"{session.path} line 5 is damaged and was skipped"
+        ]
+        expected = ["first question", "assistant", "a.txt", "second question", "second answer"]
+        assert _texts(loaded.history()) == expected
+        assert _texts(loaded.messages()) == expected
+        loaded.append_message(UserMessage.of_text("third question"))  # the leaf goes on from the last entry
+        assert _texts(loaded.messages())[-2:] == ["second answer", "third question"]
 
 
 def test_an_entry_whose_parent_is_damaged_attaches_to_the_last_readable_entry(tmp_path: Path) -> None:

@@ -130,7 +130,7 @@ def requests(draw: st.DrawFn, target: Target) -> httpx.Request:
         headers["Last-Event-ID"] = draw(HEADER_TEXT)
     body = draw(raw_bodies(target)) if method in ("POST", "PUT") else b""
     content = body if isinstance(body, bytes) else body.encode("utf-8", "surrogatepass")
-    encoded = {name: value.encode("latin-1") for name, value in headers.items()}
+    encoded = {name.encode("latin-1"): value.encode("latin-1") for name, value in headers.items()}
     return httpx.Request(method, f"{target.url}{path}?{query}", headers=encoded, content=content)
 
 

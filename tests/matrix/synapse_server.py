@@ -110,14 +110,14 @@ class Synapse:
         config_path = folder / "homeserver.yaml"
         config_path.write_text(yaml.safe_dump(homeserver_config(folder, port, registration=registration)))
         (folder / "log.config").write_text(_LOG_CONFIG.replace("LOGFILE", str(folder / "homeserver.log")))
-        output = (folder / "stdout.log").open("wb")
-        process = subprocess.Popen(
-            [sys.executable, "-m", "synapse.app.homeserver", "-c", str(config_path)],
-            cwd=folder,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with (folder / "stdout.log").open("wb") as output:  # the child keeps its own copy
+            process = subprocess.Popen(
+                [sys.executable, "-m", "synapse.app.homeserver", "-c", str(config_path)],
+                cwd=folder,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         server = cls(f"http://127.0.0.1:{port}", SERVER_NAME, folder, process)
         try:
             server._wait_until_ready()

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from miniroom.rooms.commands import ROOM_ADMIN_ONLY
+from miniroom.rooms.content import permalink
 from miniroom.testing.scripted_provider import RecordedRequest, Reply, ScriptedProvider
 from tests.matrix.conftest import MakeHuman
 from tests.matrix.humans import Event
@@ -239,3 +240,40 @@ async def test_a_burst_sent_while_offline_is_answered_once_each_across_restarts(
         # A turn cut short by the restart asks the model again; only the replies must be one per message.
         prompts = {user_text(request) for request in provider.requests}
         assert len(prompts) == BURST + 1
+
+
+async def test_a_subagent_gets_a_thread_of_its_own_linked_both_ways(
+    tmp_path: Path, synapse: Synapse, provider: ScriptedProvider, human: MakeHuman
+) -> None:
+    provider.script(
+        Reply(tool_calls=[("agent", {"description": "count files", "prompt": "CHILD count the files"})]),
+        Reply(text="There are none."),
+    )
+    provider.script_for("CHILD", Reply(tool_calls=[("ls", {"path": "."})]), Reply(text="zero files"))
+    agents = agent_names("helper")
+    [helper] = list(agents)
+    alice = human("alice")
+    async with matrix_runtime(tmp_path, synapse, provider, agents) as served:
+        room = await room_with_agents(alice, served, [])
+        question = await alice.send(room, "how many files?")
+        agent_id = served.user_id(helper)
+
+        async def answered() -> str | None:
+            replies = messages_by(await relations(alice, room, question, "m.thread"), agent_id)
+            text = await shown_text(alice, room, replies[0]) if replies else ""
+            return text if text.endswith("There are none.") and "(done)" in text else None
+
+        parent_text = await eventually(answered, "the parent's reply, linking to a finished subagent")
+        await served.idle()
+        [reply] = messages_by(await relations(alice, room, question, "m.thread"), agent_id)
+        [root] = [e for e in messages_by(await room_events(alice, room), agent_id) if not relation(e)]
+        assert root["content"]["msgtype"] == "m.notice"
+        assert root["content"]["body"] == f"Subagent: count files (for {permalink(room, reply['event_id'])})"
+        assert (
+            parent_text
+            == f"🔧 Agent count files → {permalink(room, root['event_id'])} (done)\n\nThere are none."
+        )
+        [child_reply] = messages_by(await relations(alice, room, root["event_id"], "m.thread"), agent_id)
+        assert relation(child_reply) == thread_relation(root["event_id"], root["event_id"])
+        assert (await shown_text(alice, room, child_reply)).startswith("🔧 Ls .\n\nzero files\n\n💸 ")
+    assert len(provider.requests) == 4  # the thread's posts started no turn

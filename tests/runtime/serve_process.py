@@ -84,6 +84,13 @@ class ServeProcess:
             os.killpg(self.process.pid, signal.SIGKILL)
         if self.process is not None:
             self.process.wait(timeout=STOP_TIMEOUT)
+            self._close_pipe()
+
+    def _close_pipe(self) -> None:
+        """The stopped process's stdout (a start reads its first line); a restart opens a new one."""
+        assert self.process is not None
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
     def stop(self) -> int:
         """SIGTERM, a clean stop; its exit code."""
@@ -91,10 +98,12 @@ class ServeProcess:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
         try:
-            return self.process.wait(timeout=STOP_TIMEOUT)
+            status = self.process.wait(timeout=STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.kill()
             raise AssertionError(f"miniroom serve did not stop on SIGTERM:\n{self.output()}") from None
+        self._close_pipe()
+        return status
 
     def output(self) -> str:
         if not self.log.exists():

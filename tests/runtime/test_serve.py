@@ -11,19 +11,22 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import clean_env
-from tests.processes import wait_for_process, wait_until, wait_until_gone
+from tests.processes import LIMIT_SECONDS, wait_for_process, wait_until, wait_until_gone
 from tests.runtime.serve_process import TURN_KEY, free_port
 from tests.runtime.support import agent_entry, write_config
+
+pytestmark = pytest.mark.e2e  # `miniroom serve` in a subprocess, started through serve_command
 
 SERVE = "import sys; from miniroom.cli.serve import serve_command; from argparse import Namespace; " + (
     "sys.exit(serve_command(Namespace(config=None, host='127.0.0.1', port=int(sys.argv[1]), insecure=False)))"
 )
 
 
-def wait_for_reply(base: str, room: str, text: str, timeout: float = 15) -> dict[str, Any]:
+def wait_for_reply(base: str, room: str, text: str, timeout: float = LIMIT_SECONDS) -> dict[str, Any]:
     """The agent's reply once a client shows it complete as `text` (bundled: the newest edit's content)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -37,6 +40,11 @@ def wait_for_reply(base: str, room: str, text: str, timeout: float = 15) -> dict
                 return dict(event)
         time.sleep(0.05)
     raise AssertionError(f"the agent never showed {text!r} as a complete reply")
+
+
+def close_pipes(process: subprocess.Popen[str]) -> None:
+    assert process.stdout is not None
+    process.stdout.close()
 
 
 def start_serve(tmp_path: Path, provider: ScriptedProvider, **env: str) -> tuple[subprocess.Popen[str], str]:
@@ -72,6 +80,7 @@ def test_serve_answers_in_the_web_chat_rooms(tmp_path: Path, provider: ScriptedP
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0, log.read_text()
+        close_pipes(process)
     answered = (tmp_path / "miniroom_data" / "tracking" / "answered.jsonl").read_text().splitlines()
     assert [json.loads(line) for line in answered] == [
         {"event": sent.json()["event_id"], "agent": "helper", "reply": reply["event_id"]}
@@ -89,6 +98,7 @@ def test_serve_stops_on_sighup_and_its_tool_processes_die(tmp_path: Path, provid
     finally:
         process.send_signal(signal.SIGHUP)  # a closed terminal
         assert process.wait(timeout=60) == 0, (tmp_path / "serve.log").read_text()
+        close_pipes(process)
     wait_until_gone(pid, ["sleep", "1002"])
 
 
@@ -108,3 +118,4 @@ def test_a_long_output_file_is_removed_with_its_turn(tmp_path: Path, provider: S
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0, (tmp_path / "serve.log").read_text()
+        close_pipes(process)

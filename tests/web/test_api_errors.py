@@ -186,7 +186,7 @@ async def test_odd_query_parameters(api: httpx.AsyncClient, query: dict[str, str
 @pytest.mark.parametrize("last_id", ["²", "9" * 30, "-1", "1.5", ""])
 async def test_odd_last_event_ids(api: httpx.AsyncClient, last_id: str) -> None:
     # Header values travel as bytes; HTTP reads them as Latin-1.
-    response = await api.get("/api/stream", headers={"Last-Event-ID": last_id.encode("latin-1")})
+    response = await api.get("/api/stream", headers={b"Last-Event-ID": last_id.encode("latin-1")})
     refused(response, 400, "M_BAD_JSON", "Last-Event-ID (a stream position) must be")
 
 
@@ -222,9 +222,8 @@ async def test_the_size_limit_holds_before_the_body_is_read(api: httpx.AsyncClie
     declared = await api.post(MESSAGES, content=gigabyte(), headers={**headers, "Content-Length": str(2**30)})
     refused(declared, 413, "M_TOO_LARGE", "the request is 1,073,741,824 bytes; the limit is 524,288 bytes")
     assert read == 0
-    bad_length = await api.post(
-        MESSAGES, content=b"{}", headers={**headers, "Content-Length": "²".encode("latin-1")}
-    )
+    odd_length = {b"Content-Type": b"application/json", b"Content-Length": "²".encode("latin-1")}
+    bad_length = await api.post(MESSAGES, content=b"{}", headers=odd_length)
     refused(bad_length, 400, "M_BAD_JSON", "the Content-Length header must be a whole number, not '²'")
 
 

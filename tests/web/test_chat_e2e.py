@@ -102,7 +102,8 @@ def miniroom_serve(tmp_path: Path, provider: ScriptedProvider) -> Iterator[Serve
         for line in process.stdout:
             lines.put(line)
 
-    threading.Thread(target=read_stdout, name="miniroom-serve-stdout", daemon=True).start()
+    reader = threading.Thread(target=read_stdout, name="miniroom-serve-stdout", daemon=True)
+    reader.start()
     serve = Serve(process, "", log)
     try:
         try:
@@ -114,6 +115,9 @@ def miniroom_serve(tmp_path: Path, provider: ScriptedProvider) -> Iterator[Serve
         yield serve
     finally:
         stop(process)
+        reader.join()  # the pipe ends with the process; then it can be closed
+        assert process.stdout is not None
+        process.stdout.close()
     assert process.returncode == 0, serve.output()
 
 

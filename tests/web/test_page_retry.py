@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from playwright.async_api import Page, Route, expect
@@ -20,7 +20,7 @@ async def test_a_message_sent_again_after_its_answer_was_lost_is_stored_once(
     posts: list[dict[str, Any]] = []
 
     async def lose_the_first_answer(route: Route) -> None:
-        posts.append(route.request.post_data_json)
+        posts.append(cast(dict[str, Any], route.request.post_data_json))  # the page posts JSON objects
         if len(posts) > 1:
             await route.continue_()
             return

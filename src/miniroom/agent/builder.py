@@ -12,20 +12,53 @@ from typing import Any
 import httpx
 
 from miniroom.agent.context_files import load_context_files, render_context
-from miniroom.agent.profile import ProfileSettings, resolve_profile
-from miniroom.agent.prompt import BASE_PROMPT, system_prompt
-from miniroom.agent.session_settings import frozen_settings, session_settings
+from miniroom.agent.profile import (
+    PROFILE_FILE,
+    ProfileError,
+    ProfileSettings,
+    ResolvedProfile,
+    profile_names,
+    resolve_profile,
+)
+from miniroom.agent.prompt import BASE_PROMPT, SUBAGENT_PROMPT, system_prompt
+from miniroom.agent.session_settings import SETTINGS_ENTRY, frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
-from miniroom.engine.agent import Agent, AgentConfig
-from miniroom.engine.retry_policy import load_retry_policy
-from miniroom.engine.session import Session, SessionError, directory_for_cwd
-from miniroom.engine.session_index import find_session_path, latest_session_path, session_id_of
-from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
-from miniroom.llm.models_json import env_value
-from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, known_providers, resolve_model
-from miniroom.llm.stream import RequestOptions
-from miniroom.tools import builtin_tools
+from miniroom.agent.subagents.child import ChildSpec
+from miniroom.agent.subagents.manager import (
+    SubagentManager,
+    close_interrupted_children,
+    open_task_store,
+)
+from miniroom.agent.subagents.tools import subagent_tools
+from miniroom.agent.tool_names import allowed_with_requirements
+from miniroom.engine import (
+    PARENT_CALL_KEY,
+    Agent,
+    AgentConfig,
+    RetryPolicy,
+    Session,
+    SessionError,
+    Tool,
+    ToolSettings,
+    directory_for_cwd,
+    find_session_path,
+    latest_session_path,
+    load_retry_policy,
+    session_id_of,
+)
+from miniroom.llm import (
+    DEFAULT_THINKING_LEVEL,
+    THINKING_LEVELS,
+    Model,
+    ModelConfigError,
+    RequestOptions,
+    ThinkingLevel,
+    agent_dir_from_env,
+    env_value,
+    known_providers,
+    resolve_model,
+)
+from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
 
 log = logging.getLogger(__name__)
 
@@ -184,25 +217,124 @@ def build_agent(
     )
     thinking = choose_thinking(settings, suffix, session)
     record_model(session, model, thinking)
-    session.repair_interrupted_tool_calls()
+    interrupted = session.repair_interrupted_tool_calls()
     skills = discover_skills(cwd, agent_dir)
     enabled = tool_filter(settings, tool_allowlist)
     prompt = build_prompt(cwd, agent_dir, settings, skills, enabled)
-    config = AgentConfig(
+    children = ChildBuilder(
+        model,
+        thinking,
+        cwd,
+        settings_dir,
+        env,
+        model_variables or {},
+        ResolvedProfile(_profile_name(session), settings, {}),
+        retry,
+        tool_allowlist,
+    )
+    tools = [tool for tool in builtin_tools(skills) if enabled(tool.name)]
+    tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
+    full_prompt = f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt
+    return Agent(
+        agent_config(model, full_prompt, tools, cwd, settings, thinking, session, retry), session, client
+    )
+
+
+def agent_config(
+    model: Model,
+    prompt: str,
+    tools: list[Tool],
+    cwd: Path,
+    settings: ProfileSettings,
+    thinking: ThinkingLevel,
+    session: Session,
+    retry: RetryPolicy,
+) -> AgentConfig:
+    return AgentConfig(
         model=model,
-        system_prompt=f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt,
-        tools=[tool for tool in builtin_tools(skills) if enabled(tool.name)],
+        system_prompt=prompt,
+        tools=tools,
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,
-        tool_settings={
-            "readMaxLines": settings.read_max_lines,
-            "parallelBashThreads": settings.parallel_bash_threads,
-        },
+        tool_settings=ToolSettings(settings.read_max_lines, settings.parallel_bash_threads),
         retry=retry,
         max_model_requests=settings.max_model_requests,
     )
-    return Agent(config, session, client)
+
+
+def _subagent_tools(
+    children: ChildBuilder,
+    session: Session,
+    agent_dir: Path,
+    settings: ProfileSettings,
+    interrupted: list[str],
+) -> list[Tool]:
+    """The four subagent tools of a root chat, over its background tasks (a recreated session's too); the
+    subagents of `interrupted` calls (a killed process) are closed first."""
+    close_interrupted_children(session, interrupted)
+    recreated = session.recreated_from
+    previous = (
+        recreated.previous_id if recreated is not None and recreated.previous_id != session.id else None
+    )
+    store = open_task_store(agent_dir, session.id, previous)
+    return subagent_tools(SubagentManager(children, store, session.id, settings.max_parallel_agents))
+
+
+def _profile_name(session: Session) -> str | None:
+    entry = session.latest(SETTINGS_ENTRY)
+    name = entry.get("profile") if entry else None
+    return name if isinstance(name, str) else None
+
+
+@dataclass(frozen=True)
+class ChildBuilder:
+    """Builds a root agent's subagents: its model, folder and settings (or another profile of its project),
+    without skills and without the subagent tools, each on a new session that names its parent."""
+
+    model: Model
+    thinking: ThinkingLevel
+    cwd: Path
+    settings_dir: Path
+    env: Mapping[str, str]
+    model_variables: Mapping[str, str]
+    profile: ResolvedProfile  # the root's settings, as its session froze them
+    retry: RetryPolicy
+    tool_allowlist: Collection[str] | None
+
+    def check(self, profile: str | None) -> None:
+        if profile is None:
+            return
+        names = profile_names(self.settings_dir)
+        if profile.strip().lower() not in names:
+            known = ", ".join(names) or "none"
+            raise ProfileError(
+                f"There is no profile '{profile}' in {PROFILE_FILE} (profiles there: {known}); "
+                "leave profile out to give the subagent this chat's settings."
+            )
+
+    def _resolved(self, profile: str | None) -> ResolvedProfile:
+        if profile is None:
+            return self.profile
+        variables = {**self.model_variables, "AGENT_BACKEND": f"mini:{profile.strip().lower()}"}
+        return resolve_profile(self.settings_dir, self.env, variables)
+
+    def build(self, spec: ChildSpec) -> Agent:
+        self.check(spec.profile)
+        agent_dir = agent_dir_from_env(self.env)
+        link = {"parentSession": spec.parent_session, PARENT_CALL_KEY: spec.parent_call}
+        session = Session.create(
+            directory_for_cwd(agent_dir, self.cwd), self.cwd, header={**link, "description": spec.description}
+        )
+        session, settings, retry = frozen_settings(session, self._resolved(spec.profile), self.retry)
+        thinking = settings.thinking_level or self.thinking
+        record_model(session, self.model, thinking)
+        enabled = tool_filter(settings, self.tool_allowlist)
+        prompt = f"{build_prompt(self.cwd, agent_dir, settings, [], enabled)}\n\n{SUBAGENT_PROMPT}"
+        tools = [tool for tool in builtin_tools() if enabled(tool.name) and tool.name != "load_skill"]
+        return Agent(
+            agent_config(self.model, prompt, tools, self.cwd, settings, thinking, session, retry), session
+        )
 
 
 def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:

@@ -16,3 +16,9 @@ You are mini, a coding agent working in the user's project. You read, write and 
 
 def system_prompt(cwd: Path, base: str = BASE_PROMPT, today: date | None = None) -> str:
     return f"{base}\n\nWorking folder: {cwd}\nToday's date: {(today or date.today()).isoformat()}"
+
+
+SUBAGENT_PROMPT = (
+    "You are a subagent doing one task for another agent. Do it, then end with your final answer: "
+    "it is all the other agent gets."
+)

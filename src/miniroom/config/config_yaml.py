@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from miniroom.config.errors import UserError
 from miniroom.config.participation import (
     LlmJudgment,
     MidTurnConfig,
@@ -58,7 +59,7 @@ _SECRET_KEY = re.compile(r"password|passwd|token|secret|api_?key|access_key", re
 _MAX_PROBLEMS = 20
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """`config.yaml` is wrong; the message names the file, line, key and fix of every problem."""
 
     def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:

@@ -29,7 +29,7 @@ class TypesafeJudgment(_Strict):
     timeout_seconds: float = Field(default=1.5, gt=0)
 
 
-Judgment = Annotated[LlmJudgment | TypesafeJudgment, Field(discriminator="provider")]
+JudgmentConfig = Annotated[LlmJudgment | TypesafeJudgment, Field(discriminator="provider")]
 
 
 class ParticipationConfig(_Strict):
@@ -38,7 +38,7 @@ class ParticipationConfig(_Strict):
     debounce_seconds: float = Field(default=3.0, ge=0)
     instructions: str | None = None
     decline_reaction: str | None = None
-    judgment: Judgment | None = None
+    judgment: JudgmentConfig | None = None
 
 
 class MidTurnConfig(_Strict):
@@ -46,4 +46,4 @@ class MidTurnConfig(_Strict):
 
     instructions: str | None = None
     defer_reaction: str | None = None
-    judgment: Judgment | None = None
+    judgment: JudgmentConfig | None = None

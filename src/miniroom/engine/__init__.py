@@ -1,1 +1,86 @@
-"""engine layer."""
+"""engine layer: the agent loop, its events, JSONL sessions, compaction, retries and the `Tool` protocol.
+
+The layer's one public face: other layers import from here, never from its modules (the architecture test
+holds them to it); the modules themselves import one another directly.
+"""
+
+from miniroom.engine.agent import ABORTED_TOOL_TEXT, Agent, AgentConfig, BetweenBatches
+from miniroom.engine.events import (
+    AgentEvent,
+    Compacted,
+    EventListener,
+    MessageCompleted,
+    RetryScheduled,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnded,
+    ToolStarted,
+    ToolUpdated,
+    TurnEnded,
+    UsageReported,
+)
+from miniroom.engine.inbox import Hold, TurnInbox
+from miniroom.engine.notices import retry_line
+from miniroom.engine.retry_policy import RetryPolicy, check_retry_file, load_retry_policy
+from miniroom.engine.session import (
+    CUSTOM_ENTRY,
+    INTERRUPTED_TOOL_TEXT,
+    PARENT_CALL_KEY,
+    Session,
+    SessionError,
+    directory_for_cwd,
+)
+from miniroom.engine.session_index import (
+    SessionInfo,
+    child_session_paths,
+    child_sessions,
+    find_session_path,
+    latest_session_path,
+    list_sessions,
+    session_id_of,
+)
+from miniroom.engine.tool import Tool, ToolContext, ToolError, ToolResult, ToolSettings, UntimedTool
+
+__all__ = [
+    "ABORTED_TOOL_TEXT",
+    "CUSTOM_ENTRY",
+    "INTERRUPTED_TOOL_TEXT",
+    "PARENT_CALL_KEY",
+    "Agent",
+    "AgentConfig",
+    "AgentEvent",
+    "BetweenBatches",
+    "Compacted",
+    "EventListener",
+    "Hold",
+    "MessageCompleted",
+    "RetryPolicy",
+    "RetryScheduled",
+    "Session",
+    "SessionError",
+    "SessionInfo",
+    "TextDelta",
+    "ThinkingDelta",
+    "Tool",
+    "ToolContext",
+    "ToolEnded",
+    "ToolError",
+    "ToolResult",
+    "ToolSettings",
+    "ToolStarted",
+    "ToolUpdated",
+    "TurnEnded",
+    "TurnInbox",
+    "UntimedTool",
+    "UsageReported",
+    "check_retry_file",
+    "child_session_paths",
+    "child_sessions",
+    "directory_for_cwd",
+    "find_session_path",
+    "latest_session_path",
+    "list_sessions",
+    "load_retry_policy",
+    "retry_line",
+    "session_id_of",
+]

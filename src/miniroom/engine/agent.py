@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 
-from miniroom.engine import events as ev
-from miniroom.engine.compaction import (
-    KEEP_RECENT_TOKENS,
-    SUMMARIZER_PROMPT,
-    choose_first_kept,
-    context_tokens,
-    estimate_text_tokens,
-    estimate_tokens,
-    file_activity,
-    last_reported,
-    needs_compaction,
-    summary_request,
-    token_ratio,
-)
+import miniroom.engine.events as ev
+from miniroom.engine.compaction import Compactor
+from miniroom.engine.inbox import TurnInbox
 from miniroom.engine.model_context import model_context
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
@@ -33,36 +21,41 @@ from miniroom.engine.tool import (
     ClosableTool,
     Tool,
     ToolContext,
-    ToolError,
     ToolResult,
+    ToolSettings,
+    run_tool_call,
 )
-from miniroom.llm import events as llm_events
-from miniroom.llm.errors import ErrorKind, ProviderFailure
-from miniroom.llm.http import make_client
-from miniroom.llm.messages import (
+from miniroom.llm import (
     AssistantMessage,
     Context,
+    ErrorKind,
     Message,
+    Model,
+    ProviderFailure,
+    RequestOptions,
+    StreamDone,
     TextContent,
+    TextDelta,
+    ThinkingDelta,
     ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
+    make_client,
+    stream_response,
 )
-from miniroom.llm.model import Model
-from miniroom.llm.serialize import message_from_dict
-from miniroom.llm.stream import RequestOptions, stream_response
-from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 
 T = TypeVar("T")
-ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
-# Awaited after every completed tool batch, before the next request: a note the turn should read next
-# (recorded as a user message), or None. Never called while a tool runs.
-BetweenBatches = Callable[[], Awaitable[str | None]]
+# Awaited after every completed tool batch that was not aborted, before the next request; never while a
+# tool runs. What it puts in the inbox enters the turn before that request.
+BetweenBatches = Callable[[], Awaitable[None]]
 
 
-async def _nothing_between_batches() -> str | None:
+async def _nothing_between_batches() -> None:
     return None
+
+
+ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
 
 
 @dataclass
@@ -73,16 +66,9 @@ class AgentConfig:
     cwd: Path
     request_options: RequestOptions = field(default_factory=RequestOptions)
     tool_timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
-    tool_settings: dict[str, Any] = field(default_factory=dict)
+    tool_settings: ToolSettings = field(default_factory=ToolSettings)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
-
-
-def _running_estimates(messages: list[Message]) -> list[int]:
-    totals = [0]
-    for message in messages:
-        totals.append(totals[-1] + estimate_tokens(message))
-    return totals
 
 
 def request_limit_failure(limit: int) -> ProviderFailure:
@@ -102,6 +88,13 @@ def _waited_too_long(failure: ProviderFailure, wait: float) -> ProviderFailure:
     return replace(failure, message=failure.message + note)
 
 
+def _finished_result(task: asyncio.Future[ToolResult]) -> ToolResult:
+    """A call's result when it finished before an abort reached it; else the aborted result."""
+    if task.cancelled() or task.exception() is not None:
+        return ToolResult.text(ABORTED_TOOL_TEXT, is_error=True)
+    return task.result()
+
+
 class Agent:
     """Runs turns of one session. UIs `subscribe` to events; `abort` stops the request and kills tools."""
 
@@ -112,17 +105,15 @@ class Agent:
         self.session = session
         self.client = client
         self.messages: list[Message] = session.messages()
-        self._estimates = _running_estimates(self.messages)  # [i]: estimated tokens of messages[:i]
-        self._ratio = 1.0  # the provider's tokens per estimated token, as last measured
-        self._overhead: tuple[AgentConfig, int] | None = None  # the estimate for the config it was made for
+        self.compactor = Compactor(session, self.messages)
         self.session_usage = session.total_usage()
-        # after a compaction, the kept messages' reported usage measured the old, longer context
-        self._usage_valid_from = len(self.messages) if session.latest("compaction") else 0
         self._tools = {tool.name: tool for tool in config.tools}
         self._listeners: list[ev.EventListener] = []
+        self.inbox = TurnInbox()
+        self.between_batches: BetweenBatches = _nothing_between_batches
+        self._turn_usage = Usage()
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
-        self.between_batches: BetweenBatches = _nothing_between_batches
 
     async def aclose(self) -> None:
         """Close the HTTP connections, the session file, and what the tools hold (their output files)."""
@@ -157,30 +148,46 @@ class Agent:
         if not self.messages or not isinstance(self.messages[-1], UserMessage):
             raise ValueError(f"{self.session.path} does not end with a user message to answer")
         self._aborted = False
-        turn_usage = Usage()
-        for _ in range(self.config.max_model_requests):
-            message, error = await self._request(turn_usage)
-            if error is not None or message.stop_reason == "aborted" or not message.tool_calls:
-                return self._end_turn(message, turn_usage, error)
-            for result in await self._run_tools(message.tool_calls):
-                self._record(result)
-            if self._aborted:
-                return self._end_turn(message, turn_usage, None)
-            note = await self.between_batches()
-            if note:
-                self._record(UserMessage.of_text(note))
-        return self._end_turn(message, turn_usage, request_limit_failure(self.config.max_model_requests))
-
-    def _end_turn(
-        self, message: AssistantMessage, usage: Usage, error: ProviderFailure | None
-    ) -> ev.TurnEnded:
-        ended = ev.TurnEnded(message, usage, error, aborted=self._aborted)
+        self._turn_usage = Usage()
+        try:
+            message, error = await self._steps()
+        finally:
+            await self.inbox.stop_holds()  # nothing promised to this turn outlives it
+        ended = ev.TurnEnded(message, self._turn_usage, error, aborted=self._aborted)
         self._emit(ended)
         return ended
 
+    async def _steps(self) -> tuple[AssistantMessage, ProviderFailure | None]:
+        """Requests and tool batches until the model answers without tools and the inbox brings nothing."""
+        for _ in range(self.config.max_model_requests):
+            for incoming in self.inbox.take():
+                self._record(incoming)
+            message, error = await self._request(self._turn_usage)
+            if error is not None or message.stop_reason == "aborted":
+                return message, error
+            if message.tool_calls:
+                for result in await self._run_tools(message.tool_calls):
+                    self._record(result)
+                if not self._aborted:
+                    await self.between_batches()  # it may put a message in the inbox for the next request
+            elif not await self._inbox_brings_more():
+                return message, None
+            if self._aborted:
+                return message, None
+        return message, request_limit_failure(self.config.max_model_requests)
+
+    async def _inbox_brings_more(self) -> bool:
+        """After an answer without tool calls: whether a message is waiting, or comes while work is held."""
+        try:
+            await self._abortable(self.inbox.wait())
+        except asyncio.CancelledError:
+            if not self._aborted:
+                raise
+        return self.inbox.has_messages and not self._aborted
+
     def _record(self, message: Message) -> None:
         self.messages.append(message)
-        self._estimates.append(self._estimates[-1] + estimate_tokens(message))
+        self.compactor.added(message)
         self.session.append_message(message)
 
     async def _abortable(self, work: Awaitable[T]) -> T:
@@ -195,8 +202,7 @@ class Agent:
 
     async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         """One model answer: compacting first when the context is full, retrying transient failures."""
-        window = self.config.model.context_window
-        if needs_compaction(self.messages, window, self._usage_valid_from, self._calibrated_ratio()):
+        if self.compactor.due(self.messages, self.config):
             await self.compact("threshold", turn_usage)
         policy = self.config.retry
         attempt, overflow_compacted = 1, False
@@ -234,7 +240,7 @@ class Agent:
         except asyncio.CancelledError:
             if not self._aborted:
                 raise
-            done = llm_events.StreamDone(self._aborted_message("".join(partial)))
+            done = StreamDone(self._aborted_message("".join(partial)))
         message = done.message
         self._count_usage(message.usage, turn_usage)
         self._record(message)
@@ -247,79 +253,40 @@ class Agent:
         self.session_usage.add(usage)
         self._emit(ev.UsageReported(usage, replace(turn_usage), replace(self.session_usage)))
 
-    async def _stream(
-        self, context: Context, options: RequestOptions, partial: list[str]
-    ) -> llm_events.StreamDone:
+    async def _stream(self, context: Context, options: RequestOptions, partial: list[str]) -> StreamDone:
         if self.client is None:  # one pooled client for every request of this agent
             self.client = make_client()
         stream = stream_response(self.config.model, context, options, self.client)
         async for event in stream:
-            if isinstance(event, llm_events.TextDelta):
+            if isinstance(event, TextDelta):
                 partial.append(event.text)
                 self._emit(event)
-            elif isinstance(event, llm_events.ThinkingDelta):
+            elif isinstance(event, ThinkingDelta):
                 self._emit(event)
-            elif isinstance(event, llm_events.StreamDone):
+            elif isinstance(event, StreamDone):
                 return event
         raise RuntimeError("the model stream ended without a final message")
 
     async def compact(self, reason: str = "manual", turn_usage: Usage | None = None) -> bool:
         """Summarize the older part of the context into a compaction entry; False when nothing was done."""
-        previous, entries = self.session.context_entries()
-        # on overflow the provider refused this context: keep only the current turn verbatim
-        keep = 0 if reason == "overflow" else min(KEEP_RECENT_TOKENS, self.config.model.context_window // 4)
-        ratio = self._calibrated_ratio()
-        cut = choose_first_kept(entries, keep, ratio)
-        if cut == 0:
+        usage = turn_usage or Usage()
+
+        async def summarize(request: Context, options: RequestOptions) -> StreamDone | None:
+            try:
+                done = await self._abortable(self._stream(request, options, []))
+            except asyncio.CancelledError:
+                if not self._aborted:
+                    raise
+                return None
+            self._count_usage(done.message.usage, usage)
+            return done
+
+        compacted = await self.compactor.compact(reason, self.messages, self.config, summarize)
+        if compacted is None:
             return False
-        older = [message_from_dict(entry["message"]) for entry in entries[:cut]]
-        request = Context(SUMMARIZER_PROMPT, [summary_request(older, previous)])
-        options = replace(self.config.request_options, thinking_level="off")
-        try:
-            done = await self._abortable(self._stream(request, options, []))
-        except asyncio.CancelledError:
-            if not self._aborted:
-                raise
-            return False
-        self._count_usage(done.message.usage, turn_usage or Usage())
-        if done.error is not None or not done.message.text.strip():
-            return False
-        summary = "\n\n".join(
-            part for part in (done.message.text.strip(), file_activity(older).render()) if part
-        )
-        tokens_before = context_tokens(self.messages, self._usage_valid_from, ratio)
-        first_kept = entries[cut]["id"] if cut < len(entries) else None
-        self.session.append(
-            "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before
-        )
-        self.messages = self.session.messages()
-        self._estimates = _running_estimates(self.messages)
-        self._usage_valid_from = len(self.messages)
-        self._emit(
-            ev.Compacted(
-                reason,
-                tokens_before,
-                context_tokens(self.messages, self._usage_valid_from, ratio),
-                summary,
-            )
-        )
+        event, self.messages = compacted
+        self._emit(event)
         return True
-
-    def _calibrated_ratio(self) -> float:
-        """Provider tokens per estimated token, from its newest count of this context (else the last one)."""
-        last = last_reported(self.messages, self._usage_valid_from)
-        if last is not None:
-            index, reported = last
-            self._ratio = token_ratio(reported, self._overhead_tokens() + self._estimates[index + 1])
-        return self._ratio
-
-    def _overhead_tokens(self) -> int:
-        """The estimate of what every request carries besides the messages: the prompt and tool schemas."""
-        if self._overhead is None or self._overhead[0] is not self.config:
-            schemas = json.dumps([asdict(tool.spec) for tool in self.config.tools])
-            tokens = estimate_text_tokens(self.config.system_prompt) + estimate_text_tokens(schemas)
-            self._overhead = (self.config, tokens)
-        return self._overhead[1]
 
     def _aborted_message(self, text: str) -> AssistantMessage:
         model = self.config.model
@@ -338,12 +305,14 @@ class Agent:
             tool = self._tools.get(call.name)
             summary = tool.summary(call.arguments) if tool else call.name
             self._emit(ev.ToolStarted(call.id, call.name, call.arguments, summary))
+        running = [asyncio.ensure_future(self._run_tool(call)) for call in calls]
         try:
-            results = await self._abortable(asyncio.gather(*(self._run_tool(call) for call in calls)))
+            results = await self._abortable(asyncio.gather(*running))
         except asyncio.CancelledError:
+            await asyncio.wait(running)  # every call cleans up (kills its processes, stops its subagent)
             if not self._aborted:
                 raise
-            results = [ToolResult.text(ABORTED_TOOL_TEXT, is_error=True) for _ in calls]
+            results = [_finished_result(task) for task in running]
         messages = []
         for call, result in zip(calls, results, strict=True):
             self._emit(ev.ToolEnded(call.id, call.name, result))
@@ -355,30 +324,22 @@ class Agent:
         return messages
 
     async def _run_tool(self, call: ToolCall) -> ToolResult:
-        """Run one call; every failure becomes an error result the model reads, never a crash."""
-        tool = self._tools.get(call.name)
-        if tool is None:
-            available = ", ".join(sorted(self._tools)) or "none"
-            return ToolResult.text(
-                f"Unknown tool '{call.name}'. Available tools: {available}.", is_error=True
-            )
-        if INVALID_ARGUMENTS_KEY in call.arguments:
-            raw = str(call.arguments[INVALID_ARGUMENTS_KEY])[:500]
-            return ToolResult.text(
-                f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
-            )
-        timeout = self.config.tool_timeout
-        context = ToolContext(
-            self.config.cwd, timeout, self.config.model.accepts_images, self.config.tool_settings
+        return await run_tool_call(self._tools.get(call.name), call, self._tool_context(call), self._tools)
+
+    def _tool_context(self, call: ToolCall) -> ToolContext:
+        config = self.config
+        return ToolContext(
+            config.cwd,
+            config.tool_timeout,
+            config.model.accepts_images,
+            config.tool_settings,
+            call_id=call.id,
+            report=lambda details: self._emit(ev.ToolUpdated(call.id, call.name, details)),
+            spend=lambda usage: self._spend(usage, call),
+            inbox=self.inbox,
         )
-        try:
-            params = tool.validate(call.arguments)
-            return await asyncio.wait_for(tool.execute(params, context), timeout)
-        except ToolError as error:
-            return ToolResult.text(str(error), is_error=True)
-        except TimeoutError:
-            return ToolResult.text(
-                f"{call.name} timed out after {timeout:g} seconds and was stopped.", is_error=True
-            )
-        except Exception as error:  # a bug in a tool must not end the turn
-            return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)
+
+    def _spend(self, usage: Usage, call: ToolCall) -> None:
+        """What a call spent on the turn's behalf (a subagent's request): in the totals and the session."""
+        self._count_usage(usage, self._turn_usage)
+        self.session.append_spend(usage, toolCallId=call.id, tool=call.name)

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from miniroom.engine.tool import ToolResult
-from miniroom.llm.errors import ProviderFailure
-from miniroom.llm.events import TextDelta, ThinkingDelta  # the model's deltas reach UIs as they are
-from miniroom.llm.messages import AssistantMessage, Usage
+from miniroom.llm import AssistantMessage, ProviderFailure, TextDelta, ThinkingDelta, Usage
 
 __all__ = [
     "AgentEvent",
@@ -21,6 +19,7 @@ __all__ = [
     "ThinkingDelta",
     "ToolEnded",
     "ToolStarted",
+    "ToolUpdated",
     "TurnEnded",
     "UsageReported",
 ]
@@ -32,6 +31,16 @@ class ToolStarted:
     name: str
     arguments: dict[str, Any]
     summary: str
+
+
+@dataclass(frozen=True)
+class ToolUpdated:
+    """Live progress a tool reports about one of its calls (a subagent's current tool, its tokens); it may
+    come after the call's ToolEnded, for work the call left running (a background task)."""
+
+    call_id: str
+    name: str
+    details: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,7 @@ AgentEvent = (
     TextDelta
     | ThinkingDelta
     | ToolStarted
+    | ToolUpdated
     | ToolEnded
     | UsageReported
     | MessageCompleted

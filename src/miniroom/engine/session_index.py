@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from miniroom.engine.session import Session, SessionError, directory_for_cwd, sessions_root
-from miniroom.llm.messages import UserMessage
+import orjson
+
+from miniroom.engine.session import (
+    Session,
+    SessionError,
+    directory_for_cwd,
+    sessions_root,
+    subagent_parent,
+)
+from miniroom.llm import Usage, UserMessage
 
 
 @dataclass(frozen=True)
@@ -19,6 +28,9 @@ class SessionInfo:
     message_count: int
     first_prompt: str
     warnings: tuple[str, ...] = ()  # damaged lines that were skipped
+    parent: str | None = None  # the parent session of a subagent's session
+    description: str = ""  # a subagent's task name
+    usage: Usage | None = None
 
 
 def _session_files(directory: Path) -> list[Path]:
@@ -32,9 +44,20 @@ def session_id_of(path: Path) -> str:
     return path.stem.split("_", 1)[-1]
 
 
+def read_header(path: Path) -> dict[str, Any]:
+    """A session file's header (its first line), or {} when it cannot be read."""
+    try:
+        with path.open("rb") as file:
+            header = orjson.loads(file.readline())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return header if isinstance(header, dict) else {}
+
+
 def latest_session_path(agent_dir: Path, cwd: Path) -> Path | None:
+    """The folder's newest session that is not a subagent's (a subagent's is never resumed)."""
     files = _session_files(directory_for_cwd(agent_dir, cwd))
-    return files[-1] if files else None
+    return next((path for path in reversed(files) if subagent_parent(read_header(path)) is None), None)
 
 
 def find_session_path(agent_dir: Path, session_id: str) -> Path:
@@ -58,7 +81,7 @@ def find_session_path(agent_dir: Path, session_id: str) -> Path:
 def read_session_info(path: Path) -> SessionInfo | None:
     """Summarise a session file as `sessions show` reads it; None when it is not a session."""
     try:
-        session = Session.load(path)
+        session = Session.load(path, whole=True)  # every damaged line named
     except SessionError:
         return None
     history = session.history()
@@ -72,6 +95,9 @@ def read_session_info(path: Path) -> SessionInfo | None:
         len(history),
         first_prompt.strip(),
         tuple(session.load_report.warnings(path)),
+        session.parent_id,
+        str(session.header.get("description", "")),
+        session.total_usage(),
     )
 
 
@@ -83,4 +109,17 @@ def list_sessions(agent_dir: Path, cwd: Path | None) -> list[SessionInfo]:
         else sorted(sessions_root(agent_dir).glob("*/*.jsonl"), key=lambda p: p.stat().st_mtime)
     )
     infos = (read_session_info(path) for path in files)
+    return [info for info in infos if info is not None]
+
+
+def child_session_paths(path: Path, session_id: str) -> dict[Path, dict[str, Any]]:
+    """The files of session `session_id`'s subagents (kept beside its file at `path`), oldest first, with
+    their headers."""
+    headers = ((child, read_header(child)) for child in _session_files(path.parent))
+    return {child: header for child, header in headers if subagent_parent(header) == session_id}
+
+
+def child_sessions(path: Path, session_id: str) -> list[SessionInfo]:
+    """The subagent sessions of session `session_id` (kept beside its file at `path`), oldest first."""
+    infos = (read_session_info(child) for child in child_session_paths(path, session_id))
     return [info for info in infos if info is not None]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from miniroom.llm.messages import TextContent, ToolSpec, UserContent
+from miniroom.engine.inbox import TurnInbox
+from miniroom.llm import INVALID_ARGUMENTS_KEY, TextContent, ToolCall, ToolSpec, Usage, UserContent
 
 DEFAULT_TOOL_CALL_TIMEOUT = 300.0
 
@@ -26,14 +29,32 @@ class ToolResult:
         return cls(content=[TextContent(text)], is_error=is_error, details=dict(details))
 
 
+def _ignore(_: Any) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    """The profile's values that tools read; the defaults are the profile's built-in ones."""
+
+    read_max_lines: int = 500  # readMaxLines: the most lines one read returns
+    parallel_bash_threads: int = 5  # parallelBashThreads: commands parallel_bash runs at once
+
+
 @dataclass(frozen=True)
 class ToolContext:
-    """What a call may know of its surroundings."""
+    """What a call may know of its surroundings, and how it speaks to the turn while (and after) it runs."""
 
     cwd: Path
     timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
     accepts_images: bool = False
-    settings: dict[str, Any] = field(default_factory=dict)  # profile values a tool reads (readMaxLines, ...)
+    settings: ToolSettings = field(default_factory=ToolSettings)
+    call_id: str = ""
+    # Live progress for UIs: each call becomes a ToolUpdated event of this call, even after it returned.
+    report: Callable[[dict[str, Any]], None] = _ignore
+    # Spend made on the turn's behalf (a subagent's requests): counted in the turn's and session's totals.
+    spend: Callable[[Usage], None] = _ignore
+    inbox: TurnInbox = field(default_factory=TurnInbox)  # the running turn's inbox
 
 
 class Tool(Protocol):
@@ -53,7 +74,42 @@ class Tool(Protocol):
 
 
 @runtime_checkable
+class UntimedTool(Protocol):
+    """A tool whose calls bound themselves (a whole subagent turn, with its own limits): the tool-call
+    timeout does not apply to it."""
+
+    untimed: Literal[True]
+
+
+@runtime_checkable
 class ClosableTool(Protocol):
     """A tool holding something (files, processes) to release when its agent closes."""
 
     def close(self) -> None: ...
+
+
+async def run_tool_call(
+    tool: Tool | None, call: ToolCall, ctx: ToolContext, available: Collection[str]
+) -> ToolResult:
+    """Run one call of `tool` (None: the model named no such tool); every failure becomes an error result
+    the model reads, never a crash. Calls of an untimed tool are not bounded by `ctx.timeout`."""
+    if tool is None:
+        names = ", ".join(sorted(available)) or "none"
+        return ToolResult.text(f"Unknown tool '{call.name}'. Available tools: {names}.", is_error=True)
+    if INVALID_ARGUMENTS_KEY in call.arguments:
+        raw = str(call.arguments[INVALID_ARGUMENTS_KEY])[:500]
+        return ToolResult.text(
+            f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
+        )
+    limit = None if isinstance(tool, UntimedTool) else ctx.timeout
+    try:
+        params = tool.validate(call.arguments)
+        return await asyncio.wait_for(tool.execute(params, ctx), limit)
+    except ToolError as error:
+        return ToolResult.text(str(error), is_error=True)
+    except TimeoutError:
+        return ToolResult.text(
+            f"{call.name} timed out after {ctx.timeout:g} seconds and was stopped.", is_error=True
+        )
+    except Exception as error:  # a bug in a tool must not end the turn
+        return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import socket
+import ssl
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -50,9 +52,16 @@ _CONTEXT_OVERFLOW = re.compile(
 UNBOUNDED_READS = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The certificates to trust (SSL_CERT_FILE / SSL_CERT_DIR, else certifi's), loaded once a process:
+    loading them takes tens of milliseconds, which every new client (a room turn, a subagent) would pay."""
+    return httpx.create_ssl_context(trust_env=True)
+
+
 def make_client() -> httpx.AsyncClient:
     """One client to share between requests; proxies come from HTTP(S)_PROXY, ALL_PROXY and NO_PROXY."""
-    return httpx.AsyncClient(trust_env=True, timeout=UNBOUNDED_READS)
+    return httpx.AsyncClient(trust_env=True, timeout=UNBOUNDED_READS, verify=_tls_context())
 
 
 def failure_from_status(

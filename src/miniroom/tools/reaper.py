@@ -62,6 +62,7 @@ class Reaper:
         for _ in range(2):
             process = self._process
             if process is None or process.poll() is not None:
+                _retire(process)
                 process = self._start()
                 if process is None:
                     return
@@ -71,6 +72,7 @@ class Reaper:
                 os.write(process.stdin.fileno(), line.encode())
                 return
             except OSError:
+                _retire(process)
                 self._process = None
 
     def _start(self) -> subprocess.Popen[bytes] | None:
@@ -103,3 +105,11 @@ _reaper = Reaper()
 def process_reaper() -> Reaper:
     """This process's one reaper."""
     return _reaper
+
+
+def _retire(process: subprocess.Popen[bytes] | None) -> None:
+    """Let go of a reaper that died: close our end of its pipe and collect its exit status."""
+    if process is not None:
+        if process.stdin is not None:
+            process.stdin.close()
+        process.poll()

@@ -8,10 +8,12 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from miniroom.engine.agent import BetweenBatches
+from miniroom.engine import Agent, BetweenBatches
+from miniroom.llm import UserMessage
+from miniroom.rooms.content import reaction_content
+from miniroom.rooms.events import REACTION_TYPE
 from miniroom.rooms.judgment import Verdict, mid_turn_steps
 from miniroom.rooms.mid_turn import WRAP_UP_NOTICE, MidTurnInput, Queued, mid_turn_request
-from miniroom.rooms.runtime.content import REACTION_EVENT, reaction_content
 from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.judges import Judges, backend_of
 from miniroom.rooms.runtime.ledger import transaction_id
@@ -29,19 +31,19 @@ class MidTurn:
     def __init__(self, judges: Judges, transport: RoomTransport, facts: RoomFacts) -> None:
         self.judges, self.transport, self.facts = judges, transport, facts
 
-    def hook(self, running: RunningTurn) -> BetweenBatches:
-        """One engine agent's check: it gets the notice once, when the turn decided to wrap up."""
+    def hook(self, running: RunningTurn, agent: Agent) -> BetweenBatches:
+        """One engine agent's check: the notice enters its turn (through its inbox) once, when the turn
+        decided to wrap up."""
         told = False
 
-        async def between_batches() -> str | None:
+        async def between_batches() -> None:
             nonlocal told
             async with running.checking:  # a team's members share one decision
                 if not running.wrap_up and running.covered < len(running.queued):
                     running.wrap_up = await self._wrap_up(running)
             if running.wrap_up and not told:
                 told = True
-                return WRAP_UP_NOTICE
-            return None
+                agent.inbox.put(UserMessage.of_text(WRAP_UP_NOTICE))
 
         return between_batches
 
@@ -97,7 +99,7 @@ class MidTurn:
             await self.transport.send(
                 self.transport.agent_user_id(agent),
                 room_id,
-                REACTION_EVENT,
+                REACTION_TYPE,
                 reaction_content(event_id, key),
                 txn_id=transaction_id(event_id, agent, DEFER_PART),
             )

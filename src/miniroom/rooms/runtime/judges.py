@@ -14,10 +14,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from miniroom.config.config_yaml import LlmJudgment, RoomsConfig, TypesafeJudgment, judgments
-from miniroom.llm.model_name import ModelConfigError, parse_model_name
-from miniroom.llm.native_tools import native_tools
-from miniroom.llm.registry import MissingApiKeyError
-from miniroom.llm.stream import RequestOptions
+from miniroom.llm import MissingApiKeyError, ModelConfigError, RequestOptions, native_tools, parse_model_name
 from miniroom.rooms.decide import Judge, Respond, ResponseReason, SilenceReason, Silent
 from miniroom.rooms.events import RoomEvent
 from miniroom.rooms.judge_context import JudgeRequest, participation_request, participation_skip, raw_of

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from miniroom.llm.messages import Usage
+from miniroom.llm import Usage
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.decide import Decision, Judge, NeedsRouting, Respond, RoomDecision, SilenceReason, Silent
 from miniroom.rooms.judgment import Backend, Outcome, Skip

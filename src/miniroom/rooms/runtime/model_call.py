@@ -8,12 +8,18 @@ from dataclasses import dataclass, field
 import httpx
 
 from miniroom.config.config_yaml import RoomsConfig
-from miniroom.llm import events as llm_events
-from miniroom.llm.errors import ProviderFailure
-from miniroom.llm.messages import Context, Usage, UserMessage
-from miniroom.llm.model import Model
-from miniroom.llm.registry import agent_dir_from_env, resolve_model
-from miniroom.llm.stream import RequestOptions, stream_response
+from miniroom.llm import (
+    Context,
+    Model,
+    ProviderFailure,
+    RequestOptions,
+    StreamDone,
+    Usage,
+    UserMessage,
+    agent_dir_from_env,
+    resolve_model,
+    stream_response,
+)
 from miniroom.rooms.runtime.agents import model_choice
 
 __all__ = ["Answer", "alias_model", "ask_model"]
@@ -47,7 +53,7 @@ async def ask_model(
     """Ask `model` one question in one user message, with no tools (and no system prompt unless given)."""
     context = Context(system_prompt, [UserMessage.of_text(question)])
     async for event in stream_response(model, context, options, client):
-        if isinstance(event, llm_events.StreamDone):
+        if isinstance(event, StreamDone):
             message = event.message
             return Answer(message.text, message.usage, event.error)
     raise RuntimeError("the model stream ended without a final message")

@@ -9,10 +9,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from miniroom.rooms.content import reaction_content
 from miniroom.rooms.decide import Judge, Respond, SilenceReason, Silent
-from miniroom.rooms.events import RoomEvent
+from miniroom.rooms.events import REACTION_TYPE, RoomEvent
 from miniroom.rooms.judge_context import MAX_CONTEXT_MESSAGES, raw_of
-from miniroom.rooms.runtime.content import REACTION_EVENT, reaction_content
 from miniroom.rooms.runtime.context import HandlerContext
 from miniroom.rooms.runtime.judges import Judgment
 from miniroom.rooms.runtime.ledger import Turn, transaction_id
@@ -127,7 +127,7 @@ class ParticipationQueue:
         await transport.send(
             transport.agent_user_id(agent),
             latest.room_id,
-            REACTION_EVENT,
+            REACTION_TYPE,
             reaction_content(latest.event_id, settings.decline_reaction),
             txn_id=transaction_id(latest.event_id, agent, DECLINE_PART),
         )

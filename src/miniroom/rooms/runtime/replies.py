@@ -9,11 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from miniroom.engine import events as ev
-from miniroom.engine.notices import retry_line
-from miniroom.rooms.runtime.content import (
+from miniroom.engine import AgentEvent, MessageCompleted, RetryScheduled, TextDelta, ToolStarted, retry_line
+from miniroom.rooms.content import (
     MESSAGE_EVENT,
     TurnState,
+    conversation_relation,
     edit_content,
     message_content,
     turn_info,
@@ -25,7 +25,7 @@ DEFAULT_EDIT_INTERVAL = 0.7  # seconds between two edits of a streaming reply
 TOOL_MARK = "🔧"
 EMPTY_REPLY = "(no reply)"
 # Matrix refuses events over 64 KiB, and an edit carries the body twice: longer replies are cut.
-MAX_BODY_BYTES = 30_000
+MAX_REPLY_BYTES = 30_000
 CUT_NOTICE = "\n\n… (cut: the reply is too long for one message)"
 
 
@@ -46,26 +46,29 @@ class ReplyText:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
+        self._tool_lines: dict[str, int] = {}  # call id -> its line
         self.retries: list[dict[str, Any]] = []
         self.paragraphs: list[str] = []  # one per finished assistant message with text
         self._current: list[str] = []  # the streaming message's deltas, joined only when read
         self.state: TurnState = "streaming"
         self.error: str | None = None  # why the turn failed or stopped
         self.ending: str | None = None  # the notice that closes a failed or interrupted reply
+        self.footer: str | None = None  # a live last line (a subagent's spend)
 
-    def apply(self, event: ev.AgentEvent) -> bool:
+    def apply(self, event: AgentEvent) -> bool:
         """Take in one engine event; True when the visible text changed."""
-        if isinstance(event, ev.TextDelta):
+        if isinstance(event, TextDelta):
             self._current.append(event.text)
             return bool(event.text)
-        if isinstance(event, ev.ToolStarted):
+        if isinstance(event, ToolStarted):
+            self._tool_lines[event.call_id] = len(self.lines)
             self.lines.append(f"{TOOL_MARK} {event.summary}")
             return True
-        if isinstance(event, ev.RetryScheduled):
+        if isinstance(event, RetryScheduled):
             self.lines.append(retry_line(event))
             self.retries.append(_retry_record(event, self.lines[-1]))
             return True
-        if isinstance(event, ev.MessageCompleted):
+        if isinstance(event, MessageCompleted):
             finished = "".join(self._current).strip()
             self._current = []
             if event.message.stop_reason == "error":
@@ -73,6 +76,14 @@ class ReplyText:
             if finished:
                 self.paragraphs.append(finished)  # the next assistant message starts a new paragraph
         return False
+
+    def annotate_tool(self, call_id: str, summary: str, note: str) -> bool:
+        """Show `note` after a tool call's line (a link to its subagent's thread); False for unknown calls."""
+        index = self._tool_lines.get(call_id)
+        if index is None:
+            return False
+        self.lines[index] = f"{TOOL_MARK} {summary} {note}"
+        return True
 
     def end(self, state: TurnState, error: str | None = None, ending: str | None = None) -> None:
         self.state, self.error, self.ending = state, error, ending
@@ -84,15 +95,15 @@ class ReplyText:
         return "\n\n".join([*self.paragraphs, streaming] if streaming else self.paragraphs)
 
     def render(self) -> str:
-        parts = ["\n".join(self.lines), self.text]
-        body = fit("\n\n".join(part for part in parts if part), MAX_BODY_BYTES)
+        parts = ["\n".join(self.lines), self.text, self.footer or ""]
+        body = fit("\n\n".join(part for part in parts if part), MAX_REPLY_BYTES)
         return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
 
     def turn(self) -> Content:
         return turn_info(self.state, self.retries, self.error)
 
 
-def _retry_record(event: ev.RetryScheduled, line: str) -> dict[str, Any]:
+def _retry_record(event: RetryScheduled, line: str) -> dict[str, Any]:
     wait = int(event.wait_seconds) if float(event.wait_seconds).is_integer() else event.wait_seconds
     return {
         "model": event.model,
@@ -130,13 +141,16 @@ class ReplyWriter:
         self._on_posted = on_posted
         self._sent: tuple[str, tuple[str, ...], Content] | None = None  # body, mentions, turn info
         self._wake = asyncio.Event()
+        self._posted = asyncio.Event()
+        if self.reply_id is not None:
+            self._posted.set()
         self._finishing = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"reply to {self.target.in_reply_to}")
 
-    def on_event(self, event: ev.AgentEvent) -> None:
+    def on_event(self, event: AgentEvent) -> None:
         if self.reply.apply(event):
             self._wake.set()
 
@@ -145,6 +159,16 @@ class ReplyWriter:
         if text.strip():
             self.reply.paragraphs.append(text.strip())
             self._wake.set()
+
+    def refresh(self) -> None:
+        """Send the reply again soon: its text changed other than by an engine event."""
+        self._wake.set()
+
+    async def posted(self) -> str:
+        """The reply's event id, once it was posted."""
+        await self._posted.wait()
+        assert self.reply_id is not None
+        return self.reply_id
 
     async def finish(self, mentions: tuple[str, ...] = ()) -> str | None:
         """Stop streaming and send the reply as it ends; returns its event id (None if never sent).
@@ -180,7 +204,7 @@ class ReplyWriter:
                 await self._post_first(self._first_content(body, mentions, turn))
             else:
                 added = tuple(user for user in mentions if user not in self._sent_mentions)
-                edit = edit_content(self.reply_id, body, mentions=mentions, newly_mentioned=added, turn=turn)
+                edit = edit_content(self.reply_id, message_content(body, mentions, turn=turn), added)
                 await self._post(edit, None)
         except Exception:
             log.exception("Sending a reply in %s as %s failed", self.target.room_id, self.target.sender)
@@ -193,14 +217,13 @@ class ReplyWriter:
 
     async def _post_first(self, content: Content) -> None:
         self.reply_id = await self._post(content, self.target.txn_id)
+        self._posted.set()
         if self._on_posted is not None:
             self._on_posted(self.reply_id)
 
     def _first_content(self, body: str, mentions: tuple[str, ...], turn: Content) -> Content:
-        target = self.target
-        return message_content(
-            body, thread_root=target.thread_root, in_reply_to=target.in_reply_to, mentions=mentions, turn=turn
-        )
+        relation = conversation_relation(self.target.thread_root, self.target.in_reply_to)
+        return message_content(body, mentions, relates_to=relation, turn=turn)
 
     async def _post(self, content: Content, txn_id: str | None) -> str:
         sender, room_id = self.target.sender, self.target.room_id

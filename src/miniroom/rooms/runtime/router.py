@@ -10,9 +10,7 @@ from dataclasses import dataclass
 import httpx
 
 from miniroom.config.config_yaml import RoomsConfig
-from miniroom.llm.model import Model
-from miniroom.llm.registry import ModelConfigError
-from miniroom.llm.stream import RequestOptions
+from miniroom.llm import Model, ModelConfigError, RequestOptions
 from miniroom.rooms.runtime.model_call import alias_model, ask_model
 from miniroom.rooms.runtime.slots import JudgmentSlots
 

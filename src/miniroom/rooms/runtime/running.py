@@ -7,17 +7,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent, BetweenBatches
-from miniroom.llm.messages import Usage
+from miniroom.engine import Agent, AgentEvent, BetweenBatches, UsageReported
+from miniroom.llm import Usage
+from miniroom.rooms.content import TurnState
 from miniroom.rooms.mid_turn import Queued
-from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.logs import log_turn_ended, log_turn_started
 from miniroom.rooms.runtime.turn_queue import TurnKey
 from miniroom.rooms.transport import Event
 
-MakeHook = Callable[["RunningTurn"], BetweenBatches]
+MakeHook = Callable[["RunningTurn", Agent], BetweenBatches]
 
 
 @dataclass(slots=True)
@@ -51,15 +50,15 @@ class RunningTurn:
         """An engine agent works for this turn: it is reachable here, and checked between tool batches."""
         self.agents.append(agent)
         if self.make_hook is not None:
-            agent.between_batches = self.make_hook(self)
+            agent.between_batches = self.make_hook(self, agent)
 
     def detach(self) -> None:
         """The engine agents are closed: they take nothing more."""
         self.agents.clear()
 
-    def on_event(self, event: ev.AgentEvent) -> None:
+    def on_event(self, event: AgentEvent) -> None:
         """The engine listener: keeps the turn's running usage totals."""
-        if isinstance(event, ev.UsageReported):
+        if isinstance(event, UsageReported):
             self.usage.add(event.request)
 
 

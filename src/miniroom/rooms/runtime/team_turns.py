@@ -9,8 +9,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
+from miniroom.engine import (
+    Agent,
+    AgentEvent,
+    MessageCompleted,
+    RetryScheduled,
+    TextDelta,
+    ToolStarted,
+    TurnEnded,
+)
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.replies import ReplyWriter
@@ -39,7 +46,7 @@ class MemberAnswer:
 class TeamTurns:
     """Runs team turns with engine agents from `factory`; `failure_reason` reads a member's turn end."""
 
-    def __init__(self, factory: AgentFactory, failure_reason: Callable[[ev.TurnEnded], str | None]) -> None:
+    def __init__(self, factory: AgentFactory, failure_reason: Callable[[TurnEnded], str | None]) -> None:
         self.factory, self.failure_reason = factory, failure_reason
 
     def is_team(self, name: str) -> bool:
@@ -114,19 +121,19 @@ class TeamTurns:
         return agent
 
 
-def _progress_lines(member: Member, writer: ReplyWriter) -> Callable[[ev.AgentEvent], None]:
-    def listen(event: ev.AgentEvent) -> None:
-        if isinstance(event, ev.ToolStarted):
+def _progress_lines(member: Member, writer: ReplyWriter) -> Callable[[AgentEvent], None]:
+    def listen(event: AgentEvent) -> None:
+        if isinstance(event, ToolStarted):
             writer.on_event(replace(event, summary=f"{member.display_name}: {event.summary}"))
-        elif isinstance(event, ev.RetryScheduled):
+        elif isinstance(event, RetryScheduled):
             writer.on_event(event)
 
     return listen
 
 
-def _text_of(writer: ReplyWriter) -> Callable[[ev.AgentEvent], None]:
-    def listen(event: ev.AgentEvent) -> None:
-        if isinstance(event, ev.TextDelta | ev.MessageCompleted):
+def _text_of(writer: ReplyWriter) -> Callable[[AgentEvent], None]:
+    def listen(event: AgentEvent) -> None:
+        if isinstance(event, TextDelta | MessageCompleted):
             writer.on_event(event)
 
     return listen

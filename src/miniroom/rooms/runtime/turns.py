@@ -9,14 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from miniroom.agent.profile import ProfileError
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import Session, SessionError
-from miniroom.llm.model_name import ModelConfigError
+from miniroom.config.errors import UserError
+from miniroom.engine import Agent, Session, TurnEnded
+from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.child_threads import ChildThreads
 from miniroom.rooms.runtime.coalescing import MidTurn
-from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
@@ -26,7 +24,6 @@ from miniroom.rooms.transport import RoomTransport
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
 
 log = logging.getLogger(__name__)
-_PEOPLE_ERRORS = (ProfileError, ModelConfigError, SessionError, OSError)
 REPLY_PART = "reply"
 STOPPED = "miniroom stopped before the reply was complete; it is finished after the restart"
 RERUN_REASON = "the turn was cut short by a restart and runs again"
@@ -86,11 +83,14 @@ class TurnRunner:
         )
         writer.start()
         running.published = lambda: writer.reply.text
+        threads = ChildThreads(
+            self.transport, writer, lambda part: transaction_id(turn.event_id, turn.agent, part)
+        )
         try:
-            failure = await self._prompt(turn, writer, earlier, running)
+            failure = await self._prompt(turn, writer, earlier, running, threads)
         except asyncio.CancelledError:
             writer.reply.end("interrupted", STOPPED, f"⚠ {display_name}: {STOPPED}")
-            self._close_later(writer)
+            self._close_later(writer, threads)
             raise
         if failure is None:
             writer.reply.end("done")
@@ -105,7 +105,7 @@ class TurnRunner:
                 where.thread_root or "none, room level",
                 failure,
             )
-        reply_id = await writer.finish(self.mentions(writer.reply.text))
+        reply_id = await self._finish(writer, threads, self.mentions(writer.reply.text))
         self.ledger.complete(turn, reply_id)
         return TurnOutcome(reply_id, writer.reply.text, failure is not None)
 
@@ -120,8 +120,18 @@ class TurnRunner:
             txn_id=transaction_id(turn.event_id, turn.agent, REPLY_PART),
         )
 
-    def _close_later(self, writer: ReplyWriter) -> None:
-        closing = asyncio.create_task(writer.finish(), name=f"interrupt {writer.target.in_reply_to}")
+    async def _finish(
+        self, writer: ReplyWriter, threads: ChildThreads, mentions: tuple[str, ...] = ()
+    ) -> str | None:
+        """Send the reply as it ended, then its subagents' threads, then the reply linking to them."""
+        await writer.finish(mentions)
+        await threads.finish()
+        return await writer.finish(mentions)
+
+    def _close_later(self, writer: ReplyWriter, threads: ChildThreads) -> None:
+        closing = asyncio.create_task(
+            self._finish(writer, threads), name=f"interrupt {writer.target.in_reply_to}"
+        )
         self.closing.add(closing)
         closing.add_done_callback(self.closing.discard)
 
@@ -135,15 +145,21 @@ class TurnRunner:
         await asyncio.gather(*late, return_exceptions=True)
 
     async def _prompt(
-        self, turn: Turn, writer: ReplyWriter, earlier: InFlight | None, running: RunningTurn
+        self,
+        turn: Turn,
+        writer: ReplyWriter,
+        earlier: InFlight | None,
+        running: RunningTurn,
+        threads: ChildThreads,
     ) -> str | None:
-        """Run the agent's (or team's) turn with `writer` and `running` listening; why it failed, or None."""
+        """Run the agent's (or team's) turn with `writer`, `running` and the subagents' `threads` listening;
+        the reason it failed, or None."""
         try:
             if self.teams.is_team(turn.agent):
                 self.ledger.begin(turn, None)
                 return await self.teams.run(turn, writer, running)
-            return await self._agent_turn(turn, writer, earlier, running)
-        except _PEOPLE_ERRORS as error:
+            return await self._agent_turn(turn, writer, earlier, running, threads)
+        except (UserError, OSError) as error:  # what a person can fix, or the disk or system refused
             return str(error)
         except Exception as error:
             log.exception("The turn of %s for %s crashed", turn.agent, turn.event_id)
@@ -152,7 +168,12 @@ class TurnRunner:
             running.detach()  # closed agents take no notices
 
     async def _agent_turn(
-        self, turn: Turn, writer: ReplyWriter, earlier: InFlight | None, running: RunningTurn
+        self,
+        turn: Turn,
+        writer: ReplyWriter,
+        earlier: InFlight | None,
+        running: RunningTurn,
+        threads: ChildThreads,
     ) -> str | None:
         agent: Agent | None = None
         try:
@@ -162,6 +183,7 @@ class TurnRunner:
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
+            agent.subscribe(threads.on_event)
             running.attach(agent)
             ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
         finally:
@@ -200,7 +222,7 @@ def _is_prompt(message: Any, prompt: str) -> bool:
     return "".join(text for text in texts if isinstance(text, str)) == prompt
 
 
-def failure_reason(ended: ev.TurnEnded) -> str | None:
+def failure_reason(ended: TurnEnded) -> str | None:
     if ended.error is not None:
         return str(ended.error)
     if ended.aborted:

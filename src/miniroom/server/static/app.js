@@ -347,6 +347,19 @@ async function openThread(rootId) {
   $("thread-input").focus();
 }
 
+// A matrix.to link to an event of the open room (a subagent's thread from its parent's tool line, or the
+// parent's reply from the subagent's thread) opens the thread of that event here instead of leaving the page.
+const PERMALINK = /^https:\/\/matrix\.to\/#\/([^/?]+)\/([^/?]+)/;
+
+function openPermalink(event) {
+  const link = event.target.closest && event.target.closest("a[href]");
+  const match = link && PERMALINK.exec(link.getAttribute("href"));
+  if (!match || !state.room || decodeURIComponent(match[1]) !== state.room.room_id) return;
+  event.preventDefault();
+  const target = state.messages.get(decodeURIComponent(match[2]));
+  openThread((target && target.threadRoot) || decodeURIComponent(match[2]));
+}
+
 function closeThread() {
   state.threadRoot = null;
   $("thread").hidden = true;
@@ -375,6 +388,7 @@ function connectStream() {
 }
 
 async function start() {
+  document.addEventListener("click", openPermalink);
   wireComposer($("composer"), $("composer-input"), () => null);
   wireComposer($("thread-composer"), $("thread-input"), () => state.threadRoot);
   $("thread-close").addEventListener("click", () => {

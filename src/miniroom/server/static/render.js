@@ -13,6 +13,8 @@ const ALLOWED_ATTR = ["href", "title", "align", "start"];
 const NOT_URLS = ["align", "start"];
 const ALLOWED_URI = /^(?:https?:|mailto:)/i;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+// A tool line may end with a link to its subagent's thread: `🔧 Agent review → https://matrix.to/#/… (done)`.
+const THREAD_LINK = /(https:\/\/matrix\.to\/#\/\S+)/;
 
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -98,6 +100,19 @@ function nextFence(fence, line) {
   return match[1][0] === fence[0] && match[1].length >= fence.length ? null : fence;
 }
 
+// A tool line as text, its thread link (if any) a link named "thread" that the chat opens in place.
+function toolLine(text) {
+  const [before, url, after] = text.split(THREAD_LINK);
+  if (url === undefined) return [text];
+  const link = document.createElement("a");
+  link.href = url;
+  link.target = "_blank"; // as every link in a message: the chat opens a thread of its own room in place
+  link.rel = "noopener noreferrer nofollow";
+  link.className = "thread-open";
+  link.textContent = "thread";
+  return [before, link, after];
+}
+
 // Fill `container` with a message's body: its segments, or a note that it was deleted.
 export function renderBody(container, body, turn, fromAgent) {
   if (typeof body !== "string") {
@@ -112,6 +127,7 @@ export function renderBody(container, body, turn, fromAgent) {
       const part = document.createElement("div");
       part.className = segment.kind === "markdown" ? "markdown" : `line ${segment.kind}`;
       if (segment.kind === "markdown") part.append(renderMarkdown(segment.text));
+      else if (segment.kind === "tool") part.append(...toolLine(segment.text));
       else part.textContent = segment.text;
       return part;
     }),

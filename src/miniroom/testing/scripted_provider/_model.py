@@ -163,3 +163,15 @@ def error_message_for(reply: Reply) -> str:
 def dumps(value: Any) -> bytes:
     """Compact JSON with raw UTF-8, as both providers send it."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def first_user_text(body: dict[str, Any]) -> str:
+    """The text of a request's first user message, in either protocol ("" when there is none)."""
+    for message in body.get("messages") or ():
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            blocks = content if isinstance(content, list) else []
+            return "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
+    return ""

@@ -8,6 +8,7 @@ import json
 import socket
 import threading
 from collections import deque
+from collections.abc import Callable
 from http import HTTPStatus
 from types import TracebackType
 from typing import Any, Protocol
@@ -22,6 +23,7 @@ from miniroom.testing.scripted_provider._model import (
     Turn,
     dumps,
     error_message_for,
+    first_user_text,
 )
 
 
@@ -59,6 +61,7 @@ class ScriptedProvider:
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
         self._queue: deque[Reply] = deque()
+        self._routes: list[tuple[Callable[[RecordedRequest], bool], deque[Reply]]] = []
         self._cycle: list[Reply] = []
         self._cycle_next = 0
         self._requests: list[RecordedRequest] = []
@@ -125,6 +128,14 @@ class ScriptedProvider:
         with self._lock:
             self._queue.extend(replies)
 
+    def script_for(self, match: str | Callable[[RecordedRequest], bool], *replies: Reply) -> None:
+        """Replies for the requests `match` picks, served before the shared queue, in order: a string picks
+        the requests whose first user message contains it (a subagent's task, say), a function any it
+        returns True for. Routes are tried in the order they were scripted; an empty one picks nothing."""
+        picks = match if callable(match) else lambda request: match in first_user_text(request.body)
+        with self._lock:
+            self._routes.append((picks, deque(replies)))
+
     def repeat(self, *replies: Reply) -> None:
         """Once the queue is empty, serve these in a cycle instead of failing (benchmarks, long runs)."""
         with self._lock:
@@ -134,7 +145,7 @@ class ScriptedProvider:
     def pending_replies(self) -> int:
         """Scripted replies not served yet (the cycle of `repeat` not counted)."""
         with self._lock:
-            return len(self._queue)
+            return len(self._queue) + sum(len(replies) for _, replies in self._routes)
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -155,6 +166,9 @@ class ScriptedProvider:
         with self._arrived:
             self._requests.append(recorded)
             self._arrived.notify_all()
+            for picks, replies in self._routes:
+                if replies and picks(recorded):
+                    return replies.popleft()
             if self._queue:
                 return self._queue.popleft()
             if self._cycle:
