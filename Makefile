@@ -56,7 +56,8 @@ fuzz: $(STAMP)
 	$(BIN)/pytest -q tests/fuzz
 
 # Every bench runs and prints its verdict; the target fails at the end when any budget was missed.
-BENCHES := startup loop_overhead subagent_overhead stream_receive session_load prompt_size fetch_convert mcp_connect room_decisions
+BENCHES := startup loop_overhead subagent_overhead stream_receive session_load prompt_size fetch_convert \
+	mcp_connect room_decisions judgment_latency
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py $(BENCHES:%=bench/%.py)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from miniroom.agent.config_yaml_check import load_config, validate_config
-from miniroom.config.config_yaml import ConfigError, LlmJudgment
+from miniroom.config.config_yaml import ConfigError, LlmJudgment, TypesafeJudgment
 
 VALID = """\
 agents:
@@ -24,8 +24,14 @@ agents:
     participation:
       debounce_seconds: 2
       judgment: {provider: llm, model: fast, timeout_seconds: 5}
+    mid_turn:
+      instructions: Continue for acknowledgements.
+      defer_reaction: "👀"
+      judgment: {provider: typesafe, threshold: 0.7}
   coder:
     rooms: [lobby, dev]
+teams:
+  reviewers: {display_name: Reviewers, agents: [helper, coder], mode: collaborate, rooms: [lobby]}
 rooms:
   lobby: {display_name: Lobby, alias: "#lobby:example.org"}
   dev: {}
@@ -58,6 +64,16 @@ def test_a_full_config_loads(tmp_path: Path) -> None:
     assert config.agents["coder"].thread_mode == "thread"
     assert helper.participation is not None
     assert isinstance(helper.participation.judgment, LlmJudgment)
+    assert helper.mid_turn is not None
+    assert isinstance(helper.mid_turn.judgment, TypesafeJudgment)
+    assert (helper.mid_turn.judgment.threshold, helper.mid_turn.judgment.timeout_seconds) == (0.7, 1.5)
+    team = config.teams["reviewers"]
+    assert (team.agents, team.mode, team.rooms, team.thread_mode) == (
+        ["helper", "coder"],
+        "collaborate",
+        ["lobby"],
+        None,
+    )
     assert config.models["fast"].variable_map() == {"MINI_MAX_TOKENS": "8000", "X": "a=b"}
     assert config.matrix is not None
     assert config.matrix.homeserver == "https://matrix.example.org"
@@ -65,6 +81,22 @@ def test_a_full_config_loads(tmp_path: Path) -> None:
         "@alice:example.org": ["@alice_tg:example.org", "@alice:work.example"],
         "@bob:example.org": ["@bob_slack:example.org"],
     }
+
+
+def test_participation_and_mid_turn_are_off_when_absent_or_null_and_on_with_defaults_when_empty(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "agents:\n  a: {}\n  b: {participation: null, mid_turn: null}\n"
+        "  c: {participation: {}, mid_turn: {}}\n"
+    )
+    agents = load_config(_write(tmp_path, text)).agents
+    assert [agents[name].participation for name in "ab"] == [None, None]
+    assert [agents[name].mid_turn for name in "ab"] == [None, None]
+    on = agents["c"].participation
+    assert on is not None
+    assert (on.debounce_seconds, on.decline_reaction, on.judgment) == (3.0, None, None)
+    assert agents["c"].mid_turn is not None
 
 
 @pytest.mark.parametrize("text", ["", "# only a comment\n"], ids=["empty", "comment_only"])
@@ -165,6 +197,70 @@ ERRORS = {
         "models: {fast: {model: a/b}}\nagents:\n  h:\n"
         "    participation: {judgment: {provider: llm, model: fats}}\n",
         'config.yaml:4: agents.h.participation.judgment.model: agent "h" names model alias "fats"',
+    ),
+    "unknown_key_inside_mid_turn": (
+        "agents:\n  helper:\n    mid_turn:\n      defer_reactions: x\n",
+        "config.yaml:4: agents.helper.mid_turn.defer_reactions: unknown key (did you mean defer_reaction?)",
+    ),
+    "unknown_key_inside_participation": (
+        "agents:\n  helper:\n    participation: {debounce: 2}\n",
+        "config.yaml:3: agents.helper.participation.debounce: unknown key (did you mean debounce_seconds?)",
+    ),
+    "negative_debounce": (
+        "agents:\n  helper:\n    participation: {debounce_seconds: -1}\n",
+        "config.yaml:3: agents.helper.participation.debounce_seconds: must be greater than or equal to 0 "
+        "(got -1)",
+    ),
+    "threshold_above_one": (
+        "agents:\n  h:\n    mid_turn: {judgment: {provider: typesafe, threshold: 1.5}}\n",
+        "config.yaml:3: agents.h.mid_turn.judgment.threshold: must be less than or equal to 1 (got 1.5)",
+    ),
+    "unknown_mid_turn_judgment_model": (
+        "models: {fast: {model: a/b}}\nagents:\n  h:\n"
+        "    mid_turn: {judgment: {provider: llm, model: fats}}\n",
+        'config.yaml:4: agents.h.mid_turn.judgment.model: agent "h" names model alias "fats", but models: '
+        "defines no such entry (did you mean fast?)",
+    ),
+    "judgment_model_with_tools_it_cannot_drop": (
+        "models: {compound: {model: groq/compound-mini}}\nagents:\n  h:\n"
+        "    participation: {judgment: {provider: llm, model: compound}}\n",
+        'config.yaml:4: agents.h.participation.judgment.model: model alias "compound" (groq/compound-mini) '
+        "cannot judge: Groq Compound systems search the web and run code on their own, and a judgment "
+        "runs with no tools; choose an alias of a plain model",
+    ),
+    "team_member_unknown": (
+        "agents: {helper: {}}\nteams:\n  crew: {agents: [helper, hepler]}\n",
+        'config.yaml:3: teams.crew.agents[1]: team "crew" names agent "hepler", but agents: defines no such '
+        "entry (did you mean helper?)",
+    ),
+    "team_without_agents": (
+        "teams:\n  crew: {display_name: Crew}\n",
+        "config.yaml:2: teams.crew.agents: a team needs at least one agent; list them here",
+    ),
+    "team_member_twice": (
+        "agents: {helper: {}}\nteams:\n  crew: {agents: [helper, helper]}\n",
+        'config.yaml:3: teams.crew.agents[1]: "helper" is listed twice; keep one',
+    ),
+    "team_named_like_an_agent": (
+        "agents: {helper: {}}\nteams:\n  helper: {agents: [helper]}\n",
+        "config.yaml:3: teams.helper: is also an agent's name; a team gets an account of its own "
+        "(@miniroom_helper): rename it",
+    ),
+    "team_named_router": (
+        "agents: {helper: {}}\nteams:\n  router: {agents: [helper]}\n",
+        "config.yaml:3: teams.router: is also the router's account",
+    ),
+    "team_room_unknown": (
+        "agents: {helper: {}}\nrooms: {lobby: {}}\nteams:\n  crew: {agents: [helper], rooms: [loby]}\n",
+        'config.yaml:4: teams.crew.rooms[0]: team "crew" names room "loby", but rooms: defines no such entry',
+    ),
+    "team_mode_unknown": (
+        "agents: {helper: {}}\nteams:\n  crew: {agents: [helper], mode: vote}\n",
+        "config.yaml:3: teams.crew.mode: must be 'coordinate' or 'collaborate' (got \"vote\")",
+    ),
+    "unknown_key_inside_team": (
+        "agents: {helper: {}}\nteams:\n  crew: {agents: [helper], members: [helper]}\n",
+        "config.yaml:3: teams.crew.members: unknown key",
     ),
     "duplicate_key": (
         "rooms:\n  lobby: {}\n  lobby: {alias: x}\n",

@@ -116,6 +116,8 @@ def test_threads_hold_their_messages_but_not_edits(store: RoomStore, room_id: st
     store.append(room_id, YOU, "m.room.message", text("elsewhere"))
     thread = store.thread_messages(room_id, root)
     assert [event["content"]["body"] for event in thread] == ["root", "in thread"]
+    newest = thread[1]["unsigned"]["m.relations"]["m.replace"]
+    assert newest["content"]["m.new_content"]["body"] == "in thread!", "each with its newest edit bundled"
     with pytest.raises(InvalidEvent, match="itself in a thread"):
         store.append(
             room_id, YOU, "m.room.message", text("x", rel_type="m.thread", event_id=reply["event_id"])

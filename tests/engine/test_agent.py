@@ -210,3 +210,34 @@ async def test_an_abort_waits_for_every_call_to_clean_up_and_keeps_finished_resu
     quick, slow = (m for m in agent.messages if isinstance(m, ToolResultMessage))
     assert quick.text == "quick result"
     assert slow.text == ABORTED_TOOL_TEXT
+
+
+async def test_between_tool_batches_a_note_enters_the_turn_before_the_next_request(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
+    provider.script(
+        Reply(tool_calls=[("bash", {"command": "echo one"})]),
+        Reply(tool_calls=[("bash", {"command": "echo two"})]),
+        Reply(text="wrapped up"),
+    )
+    agent, _seen = make_agent(provider, tmp_path)
+    calls: list[int] = []
+
+    async def between() -> None:
+        results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
+        calls.append(len(results))  # every result of the batch is in when it is asked
+        if len(calls) == 1:
+            agent.inbox.put(UserMessage.of_text("Please wrap up."))
+
+    agent.between_batches = between
+    ended = await agent.prompt("go")
+    assert ended.message.text == "wrapped up"
+    assert calls == [1, 2], "once after each completed batch, never after the final answer"
+    second_request = provider.requests[1].body["messages"]
+    assert second_request[-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "Please wrap up.", "cache_control": {"type": "ephemeral"}}],
+    }
+    assert "Please wrap up." not in str(provider.requests[2].body["messages"][-1])
+    notes = [m for m in agent.messages if isinstance(m, UserMessage)]
+    assert [m.text for m in notes] == ["go", "Please wrap up."], "the note is kept in the session"

@@ -49,6 +49,7 @@ KEYS = {
         "agents", "rooms", "models", "router", "defaults", "matrix", "bot_accounts", "display_name", "role",
         "instructions", "model", "tools", "thread_mode", "room_thread_modes", "participation", "judgment",
         "provider", "variables", "alias", "homeserver", "server_name", "registration", "invite_from",
+        "mid_turn", "teams", "mode", "threshold", "debounce_seconds", "decline_reaction", "defer_reaction",
     ],
     "models.json": [
         "providers", "models", "id", "name", "api", "baseUrl", "apiKey", "headers", "contextWindow",
@@ -57,6 +58,7 @@ KEYS = {
 }  # fmt: skip
 WORDS = [
     "read", "bash", "off", "high", "thread", "room", "llm", "typesafe", "anthropic/claude-sonnet-5:high",
+    "coordinate", "collaborate", "groq/compound",
     "mini:safe", "mini:nosuch", "codex", "AGENT_BACKEND=mini:safe", "AGENT_BACKEND=mini:nope",
     "MINI_PROFILE_TOOL_CALL_TIMEOUT=abc", "MINI_PROFILE_ENABLED_TOOLS=read",
     "MINI_PROFILE_DISABLED_TOOLS=bash", "MINI_PROFILE_NOPE=1", "@bot:example.org",

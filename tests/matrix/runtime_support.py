@@ -35,9 +35,13 @@ def write_config(
     provider: ScriptedProvider,
     agents: Mapping[str, str],
     rooms: Mapping[str, list[str]] | None = None,
+    *,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
+    teams: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Path:
     """A config.yaml: the agents (name -> display name) on the scripted provider, living on `synapse`,
-    and `rooms` (room key, also its alias -> the agents in it).
+    and `rooms` (room key, also its alias -> the agents in it); `settings` adds keys to agents' entries
+    (e.g. participation), `teams` is the `teams:` section.
 
     No router model, and the engine's default model has no key: an untagged message several agents could
     answer goes to the first configured agent, so the scripted replies are taken by agent turns only.
@@ -50,9 +54,11 @@ def write_config(
                 "display_name": display,
                 "model": "test",
                 "rooms": [k for k, v in rooms.items() if name in v],
+                **(settings or {}).get(name, {}),
             }
             for name, display in agents.items()
         },
+        "teams": dict(teams or {}),
         "rooms": {key: {"alias": key} for key in rooms},
         "matrix": {"homeserver": synapse.url, "server_name": synapse.server_name},
     }
@@ -85,8 +91,10 @@ async def matrix_runtime(
     provider: ScriptedProvider,
     agents: Mapping[str, str],
     rooms: Mapping[str, list[str]] | None = None,
+    **sections: Mapping[str, Mapping[str, Any]],
 ) -> AsyncIterator[MatrixRuntime]:
-    config_path = write_config(tmp_path, synapse, provider, agents, rooms)
+    """The runtime on `synapse`; `sections` are `settings` and `teams` as in `write_config`."""
+    config_path = write_config(tmp_path, synapse, provider, agents, rooms, **sections)
     data_dir = tmp_path / "miniroom_data"
     data_dir.mkdir()
     served = MatrixRuntime(config_path, data_dir, clean_env(tmp_path / "mini"))
@@ -122,9 +130,10 @@ async def eventually(
 async def room_with_agents(owner: Human, served: MatrixRuntime, guests: list[Human]) -> str:
     """A room `owner` creates (so it is its admin) inviting every agent and `guests`; all have joined.
 
-    The agents accept the invite and bring in the router account, whose sync feeds the runtime.
+    The agents (and teams) accept the invite and bring in the router account, whose sync feeds the runtime.
     """
-    agents = [served.user_id(name) for name in load_config(served.config_path).agents]
+    config = load_config(served.config_path)
+    agents = [served.user_id(name) for name in [*config.agents, *config.teams]]
     room_id = await owner.create_room(invite=[*agents, *(guest.user_id for guest in guests)])
     for guest in guests:
         await guest.join(room_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from miniroom.rooms.decide import Decision, NeedsRouting, Respond, Silent
 from miniroom.rooms.policy import AgentPolicy, RoomPolicy, RoomState
 
 ROOM = "!room:example.org"
@@ -94,3 +95,14 @@ def room(
     members = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol", BRIDGE: "Telegram", OUTSIDER: "Outsider"}
     joined = frozenset({ALICE, BOB, CAROL, BRIDGE, *agents})
     return RoomState(ROOM, joined, mentions=the_policy.mention_index(members), **options)
+
+
+def summary(decision: Decision) -> str:
+    """A decision in a word or two: `respond mentioned`, `silent not_in_room`, `route a,b`, `judge`."""
+    if isinstance(decision, Respond):
+        return f"respond {decision.reason.value}"
+    if isinstance(decision, Silent):
+        return f"silent {decision.reason.value}"
+    if isinstance(decision, NeedsRouting):
+        return "route " + ",".join(decision.candidates)
+    return "judge"

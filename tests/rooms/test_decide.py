@@ -9,7 +9,7 @@ import pytest
 
 from miniroom.config.config_yaml import ParticipationConfig
 from miniroom.rooms.conversation import Conversation
-from miniroom.rooms.decide import Decision, NeedsRouting, Respond, Silent, decide
+from miniroom.rooms.decide import NeedsRouting, Respond, decide
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.policy import MAX_THREAD_BYTES, AgentPolicy, RoomPolicy, ThreadState
 from tests.rooms.factory import (
@@ -31,6 +31,7 @@ from tests.rooms.factory import (
     raw_mentions,
     relation_event,
     room,
+    summary,
 )
 
 ROUTE_ALL = "route helper,coder,writer"
@@ -44,16 +45,6 @@ class Row:
     joined_agents: tuple[str, ...] = (HELPER, CODER, WRITER)
     thread: dict[str, Any] = field(default_factory=dict)
     agent_options: dict[str, Any] = field(default_factory=dict)
-
-
-def _summary(decision: Decision) -> str:
-    if isinstance(decision, Respond):
-        return f"respond {decision.reason.value}"
-    if isinstance(decision, Silent):
-        return f"silent {decision.reason.value}"
-    if isinstance(decision, NeedsRouting):
-        return "route " + ",".join(decision.candidates)
-    return "judge"
 
 
 def _all(summary: str) -> dict[str, str]:
@@ -133,9 +124,9 @@ ROWS = {
         _all("silent multi_human_needs_mention"),
         participants=frozenset({ALICE}),
     ),
-    "rule4_participation_is_not_judged_yet_so_mention_stays_required": Row(
+    "rule4_except_for_agents_using_adaptive_participation": Row(
         message("and then?", sender=BOB, **in_thread()),
-        {"helper": "silent multi_human_needs_mention"},
+        {"helper": "judge", "coder": "silent multi_human_needs_mention"},
         participants=frozenset({ALICE, HELPER}),
         agent_options={"participation": ParticipationConfig()},
     ),
@@ -262,7 +253,7 @@ def test_rules(row: Row) -> None:
     event = parse_event(row.event)
     thread = ThreadState(participants=row.participants, **row.thread)
     result = decide(event, the_policy, room(the_policy, agents=row.joined_agents), thread=thread)
-    actual = {name: _summary(decision) for name, decision in result.decisions.items()}
+    actual = {name: summary(decision) for name, decision in result.decisions.items()}
     assert {name: actual[name] for name in row.expected} == row.expected
 
 
@@ -292,7 +283,7 @@ def test_route_to_lets_the_chosen_agent_answer_and_silences_the_others() -> None
     routed = result.route_to("coder")
     assert routed.responders == ("coder",)
     assert routed.decisions["coder"].conversation == Conversation(ROOM)
-    assert _summary(routed.decisions["helper"]) == "silent routed_to_other"
+    assert summary(routed.decisions["helper"]) == "silent routed_to_other"
     assert routed.routing is None
 
 
@@ -336,7 +327,7 @@ def test_agent_without_display_name_is_found_by_its_name() -> None:
 def test_a_joined_agent_config_puts_in_other_rooms_stays_silent_here() -> None:
     result = _decide(message("anyone?"), configured_agents=frozenset({"coder", "absent"}))
     assert result.responders == ("coder",)
-    assert {name: _summary(result.decisions[name]) for name in ("helper", "writer", "absent")} == {
+    assert {name: summary(result.decisions[name]) for name in ("helper", "writer", "absent")} == {
         "helper": "silent not_in_room",
         "writer": "silent not_in_room",
         "absent": "silent not_in_room",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ class RuntimeHarness:
     env: dict[str, str]
     runtime: RoomRuntime | None = None
     task: asyncio.Task[None] | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # more keyword arguments for RoomRuntime
 
     def make_transport(self, config: RoomsConfig) -> RoomTransport:
         raise NotImplementedError
@@ -47,7 +48,9 @@ class RuntimeHarness:
     async def start(self) -> None:
         config = load_config(self.config_path)
         transport = self.make_transport(config)
-        runtime = RoomRuntime(config, transport, self.data_dir, env=self.env, edit_interval=EDIT_INTERVAL)
+        runtime = RoomRuntime(
+            config, transport, self.data_dir, env=self.env, edit_interval=EDIT_INTERVAL, **self.options
+        )
         await runtime.start()
         self.started(transport)
         self.runtime, self.task = runtime, asyncio.create_task(runtime.serve())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ import yaml
 
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.transport import Content, Event, RoomTransport
-from miniroom.testing.scripted_provider import ScriptedProvider
+from miniroom.testing.scripted_provider import RecordedRequest, ScriptedProvider
 from miniroom.transports.embedded.store import RoomStore
 from miniroom.transports.embedded.transport import EmbeddedTransport
 from tests.conftest import clean_env
@@ -100,7 +100,7 @@ class Rooms(RuntimeHarness):
         while time.monotonic() < deadline:
             await self.runtime.idle()
             caught_up = self.store.cursor("runtime") == self.store.latest_position()
-            if caught_up and self.runtime.queue.empty():
+            if caught_up and self.runtime.queue.empty() and self.runtime.participation.empty():
                 return
             await asyncio.sleep(0.01)
         raise AssertionError("the runtime did not settle")
@@ -152,21 +152,46 @@ class Rooms(RuntimeHarness):
         return str(event["content"]["body"])
 
 
+def reactions(rooms: Rooms, sender: str) -> list[tuple[str, str]]:
+    """(target, key) of every reaction `sender` sent."""
+    return [
+        (event["content"]["m.relates_to"]["event_id"], event["content"]["m.relates_to"]["key"])
+        for event in rooms.events()
+        if event["type"] == "m.reaction" and event["sender"] == sender
+    ]
+
+
+def prompt_of(request: RecordedRequest) -> str:
+    """The text of the newest message a model request carries."""
+    content = request.body["messages"][-1]["content"]
+    return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
+
+
+async def until(check: Callable[[], object], what: str) -> None:
+    """Wait (polling) until `check()` is truthy; fail naming `what` after POST_TIMEOUT seconds."""
+    deadline = time.monotonic() + POST_TIMEOUT
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
 @contextlib.asynccontextmanager
 async def running_rooms(
     tmp_path: Path,
     provider: ScriptedProvider,
     agents: Mapping[str, Any],
     env: Mapping[str, str] | None = None,
+    runtime_options: Mapping[str, Any] | None = None,
     **sections: Any,
 ) -> AsyncIterator[Rooms]:
-    """Embedded rooms served by a runtime; `env` is laid over a clean environment, `sections` as in
-    `write_config`."""
+    """Embedded rooms served by a runtime; `env` is laid over a clean environment, `runtime_options` go to
+    RoomRuntime, `sections` as in `write_config`."""
     config_path = write_config(tmp_path, provider, agents, **sections)
     data_dir = tmp_path / "miniroom_data"
     data_dir.mkdir()
     store = RoomStore.open(data_dir)
-    rooms = Rooms(config_path, data_dir, {**clean_env(tmp_path / "mini"), **(env or {})}, store=store)
+    environment = {**clean_env(tmp_path / "mini"), **(env or {})}
+    rooms = Rooms(config_path, data_dir, environment, options=dict(runtime_options or {}), store=store)
     await rooms.start()
     try:
         yield rooms

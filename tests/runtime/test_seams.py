@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from pathlib import Path
 
 import pytest
 
 from miniroom.engine.agent import Agent
 from miniroom.rooms.conversation import Conversation
-from miniroom.rooms.decide import Judge, Respond, ResponseReason, RoomDecision, SilenceReason, Silent
-from miniroom.rooms.events import RoomEvent, parse_event
-from miniroom.rooms.runtime.judges import NoJudgment, judged
+from miniroom.rooms.decide import Judge, SilenceReason, Silent
+from miniroom.rooms.events import parse_event
+from miniroom.rooms.runtime.judges import NoJudgment
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.logs import NOT_ADDRESSED, describe
-from miniroom.rooms.runtime.turn_queue import TurnKey, TurnQueue
+from miniroom.rooms.runtime.turn_queue import TurnKey, TurnQueue, next_turn
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.runtime.support import POST_TIMEOUT, agent_entry, running_rooms
 
@@ -33,40 +34,9 @@ QUESTION = parse_event(
 )
 
 
-class Approves:
-    """A judgment backend that answers for the agents it is told to, and records whom it judged."""
-
-    def __init__(self, *agents: str) -> None:
-        self.agents = set(agents)
-        self.judged: set[str] = set()
-
-    async def judge(self, agent: str, event: RoomEvent, request: Judge) -> Respond | Silent:
-        self.judged.add(agent)
-        if agent in self.agents:
-            return Respond(request.conversation, ResponseReason.IN_THREAD)
-        return Silent(SilenceReason.MULTI_HUMAN_NEEDS_MENTION)
-
-
-def asking(**decisions: Judge | Silent) -> RoomDecision:
-    return RoomDecision(QUESTION, THREAD, decisions, {})
-
-
-async def test_every_agent_asked_to_judge_is_judged_before_its_turn_and_the_rest_are_kept() -> None:
-    backend = Approves("helper")
-    silent = Silent(SilenceReason.NOT_IN_ROOM)
-    decision = asking(helper=Judge(THREAD), coder=Judge(THREAD), writer=silent)
-    result = await judged(decision, backend)
-    assert backend.judged == {"helper", "coder"}
-    assert result.decisions == {
-        "helper": Respond(THREAD, ResponseReason.IN_THREAD),
-        "coder": Silent(SilenceReason.MULTI_HUMAN_NEEDS_MENTION),
-        "writer": silent,
-    }
-
-
 async def test_without_a_judgment_backend_an_agent_keeps_the_mention_rule() -> None:
-    result = await judged(asking(helper=Judge(THREAD)), NoJudgment())
-    assert result.decisions == {"helper": Silent(SilenceReason.MULTI_HUMAN_NEEDS_MENTION)}
+    decision = await NoJudgment().judge("helper", (QUESTION,), Judge(THREAD, THREAD.thread_root))
+    assert decision == Silent(SilenceReason.MULTI_HUMAN_NEEDS_MENTION)
 
 
 @pytest.mark.parametrize("reason", list(SilenceReason))
@@ -87,19 +57,34 @@ async def test_turns_of_one_agent_and_conversation_wait_and_then_run_one_by_one(
 
     queue = TurnQueue(run)
     first, second, third = (Turn("helper", THREAD, f"${n}", "You: hi") for n in ("a", "b", "c"))
-    for turn in (first, second, third):
+    queue.submit(first)
+    await asyncio.sleep(0)  # its worker starts
+    for turn in (second, third):
         queue.submit(turn)
     elsewhere = Turn("helper", Conversation(THREAD.room_id), "$d", "You: hi")
     queue.submit(elsewhere)
-    await asyncio.sleep(0)  # the workers start
+    await asyncio.sleep(0)
     key = TurnKey.of(first)
     assert ran == ["$a", "$d"], "another conversation's turn runs alongside"
     assert queue.queued(key) == (second, third)
     assert queue.answering(THREAD.room_id, "$root") == {"helper"}
     released.set()
     await queue.drain()
-    assert ran == ["$a", "$d", "$b", "$c"], "each waiting message is its own turn, in order"
+    assert ran == ["$a", "$d", "$c"], "the messages that waited are answered as one turn"
     assert queue.empty()
+
+
+def test_waiting_turns_coalesce_into_one_that_answers_each_message_in_order() -> None:
+    first, second, third = (Turn("helper", THREAD, f"${n}", f"You: {n}") for n in ("a", "b", "c"))
+    regenerate = Turn("helper", THREAD, "$e", "You: edited", edit_of="$reply")
+    waiting = deque([first, second, third, regenerate, Turn("helper", THREAD, "$f", "You: f")])
+    turn = next_turn(waiting)
+    assert (turn.event_id, turn.merged, turn.event_ids) == ("$c", ("$a", "$b"), ("$a", "$b", "$c"))
+    assert turn.prompt == "You: a\n\nYou: b\n\nYou: c"
+    assert next_turn(waiting) == regenerate, "a regeneration edits its own reply: never coalesced"
+    assert next_turn(waiting).event_id == "$f"
+    rerun = deque([first, second])
+    assert next_turn(rerun, lambda turn: turn.event_id != "$a") == first, "a turn run again keeps its prompt"
 
 
 async def test_a_message_for_an_agent_mid_turn_finds_the_running_turn_and_waits_for_it(

@@ -18,14 +18,16 @@ from miniroom.agent.tool_names import unmet_requirements
 from miniroom.config.config_yaml import (
     ConfigCheck,
     ConfigError,
+    LlmJudgment,
     RoomsConfig,
     config_error,
+    judgments,
     read_config,
     validate_config_data,
 )
 from miniroom.config.problems import Finding, Loc, Problem, did_you_mean, key_path
 from miniroom.config.yaml_source import YamlSource
-from miniroom.llm import NAME_EXAMPLE, ModelConfigError, parse_model_name
+from miniroom.llm import NAME_EXAMPLE, ModelConfigError, native_tools, parse_model_name
 from miniroom.tools import BUILTIN_TOOL_NAMES
 
 __all__ = [
@@ -69,7 +71,28 @@ def _model_name_problems(config: RoomsConfig) -> list[Finding]:
     return problems
 
 
-PROGRAM_CHECKS: tuple[ConfigCheck, ...] = (_tool_problems, _model_name_problems)
+def _judgment_model_problems(config: RoomsConfig) -> list[Finding]:
+    """A judgment model must answer without tools: a provider mode adding tools it cannot drop is refused."""
+    problems = []
+    for name, agent in config.agents.items():
+        for section, judgment in judgments(agent):
+            if not isinstance(judgment, LlmJudgment) or judgment.model not in config.models:
+                continue  # typesafe, or an unknown alias the schema check reports
+            entry = config.models[judgment.model]
+            try:
+                brought = native_tools(parse_model_name(entry.model))
+            except ModelConfigError:
+                continue  # the model's own entry reports it
+            if brought:
+                message = (
+                    f'model alias "{judgment.model}" ({entry.model}) cannot judge: {brought}, and a '
+                    "judgment runs with no tools; choose an alias of a plain model"
+                )
+                problems.append(Finding(("agents", name, section, "judgment", "model"), message))
+    return problems
+
+
+PROGRAM_CHECKS: tuple[ConfigCheck, ...] = (_tool_problems, _model_name_problems, _judgment_model_problems)
 
 
 def load_config(path: str | Path) -> RoomsConfig:

@@ -16,6 +16,12 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from miniroom.config.errors import UserError
+from miniroom.config.participation import (
+    LlmJudgment,
+    MidTurnConfig,
+    ParticipationConfig,
+    TypesafeJudgment,
+)
 from miniroom.config.problems import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
 from miniroom.config.settings_file import SettingsFileError, read_settings_text
 from miniroom.config.yaml_source import YamlSource, parse_yaml
@@ -29,11 +35,13 @@ __all__ = [
     "DefaultsConfig",
     "LlmJudgment",
     "MatrixConfig",
+    "MidTurnConfig",
     "ModelConfig",
     "ParticipationConfig",
     "RoomConfig",
     "RoomsConfig",
     "RouterConfig",
+    "TeamConfig",
     "ThreadMode",
     "TypesafeJudgment",
     "config_error",
@@ -79,34 +87,6 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class LlmJudgment(_Strict):
-    """A separate decision model: an alias under `models:`."""
-
-    provider: Literal["llm"]
-    model: str
-    timeout_seconds: float = Field(default=5.0, gt=0)
-
-
-class TypesafeJudgment(_Strict):
-    """System One (TypeSafe); approves at or above `threshold`. Needs TYPESAFE_API_KEY."""
-
-    provider: Literal["typesafe"]
-    threshold: float = Field(default=0.8, ge=0, le=1)
-    timeout_seconds: float = Field(default=1.5, gt=0)
-
-
-JudgmentConfig = Annotated[LlmJudgment | TypesafeJudgment, Field(discriminator="provider")]
-
-
-class ParticipationConfig(_Strict):
-    """Adaptive participation: an agent already in a multi-human thread may judge untagged messages."""
-
-    debounce_seconds: float = Field(default=3.0, ge=0)
-    instructions: str | None = None
-    decline_reaction: str | None = None
-    judgment: JudgmentConfig | None = None
-
-
 class AgentEntry(_Strict):
     """`agents.<name>`."""
 
@@ -119,11 +99,27 @@ class AgentEntry(_Strict):
     thread_mode: ThreadMode = DEFAULT_THREAD_MODE
     room_thread_modes: dict[str, ThreadMode] = Field(default_factory=dict)
     participation: ParticipationConfig | None = None
+    mid_turn: MidTurnConfig | None = None
 
     @field_validator("instructions", mode="before")
     @classmethod
     def _one_instruction(cls, value: object) -> object:
         return [value] if isinstance(value, str) else value
+
+
+TeamMode = Literal["coordinate", "collaborate"]
+RESERVED_NAMES = frozenset({"router"})  # the router's own account on Matrix
+
+
+class TeamConfig(_Strict):
+    """`teams.<name>`: agents answering as one, mentionable like an agent (an account of its own)."""
+
+    display_name: str | None = None
+    role: str = ""
+    agents: list[str] = Field(default_factory=list)
+    mode: TeamMode = "coordinate"  # a lead assigns parts and combines; collaborate: all answer in parallel
+    rooms: list[str] = Field(default_factory=list)
+    thread_mode: ThreadMode | None = None  # None: the members' mode when they agree, else thread
 
 
 class RoomConfig(_Strict):
@@ -176,6 +172,7 @@ class RoomsConfig(_Strict):
     """The whole `config.yaml`."""
 
     agents: dict[str, AgentEntry] = Field(default_factory=dict)
+    teams: dict[str, TeamConfig] = Field(default_factory=dict)
     rooms: dict[str, RoomConfig] = Field(default_factory=dict)
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     router: RouterConfig = Field(default_factory=RouterConfig)
@@ -249,13 +246,40 @@ def cross_check(config: RoomsConfig) -> list[Finding]:
         problems += models.check((*where, "model"), agent.model, f'agent "{name}"')
         for index, room in enumerate(agent.rooms):
             problems += rooms.check((*where, "rooms", index), room, f'agent "{name}"')
-        judgment = agent.participation.judgment if agent.participation else None
-        if isinstance(judgment, LlmJudgment):
-            path = (*where, "participation", "judgment", "model")
-            problems += models.check(path, judgment.model, f'agent "{name}"')
+        for section, judgment in judgments(agent):
+            if isinstance(judgment, LlmJudgment):
+                path = (*where, section, "judgment", "model")
+                problems += models.check(path, judgment.model, f'agent "{name}"')
     problems += models.check(("router", "model"), config.router.model, "the router")
     problems += models.check(("defaults", "model"), config.defaults.model, "defaults")
-    return problems + _alias_problems(config)
+    return problems + _team_problems(config, rooms) + _alias_problems(config)
+
+
+def judgments(agent: AgentEntry) -> list[tuple[str, LlmJudgment | TypesafeJudgment]]:
+    """The agent's judgment backends by section (`participation`, `mid_turn`)."""
+    sections = (("participation", agent.participation), ("mid_turn", agent.mid_turn))
+    return [(name, entry.judgment) for name, entry in sections if entry is not None and entry.judgment]
+
+
+def _team_problems(config: RoomsConfig, rooms: _Names) -> list[Finding]:
+    """A team has members that are configured agents, its rooms exist, and its name is free."""
+    problems: list[Finding] = []
+    agents = _Names("agent", "agents", config.agents)
+    for name, team in config.teams.items():
+        where, user = ("teams", name), f'team "{name}"'
+        if name in config.agents or name in RESERVED_NAMES:
+            taken = "an agent's name" if name in config.agents else "the router's account"
+            message = f"is also {taken}; a team gets an account of its own (@miniroom_{name}): rename it"
+            problems.append(Finding(where, message, at_key=True))
+        if not team.agents:
+            problems.append(Finding((*where, "agents"), "a team needs at least one agent; list them here"))
+        for index, member in enumerate(team.agents):
+            problems += agents.check((*where, "agents", index), member, user)
+            if member in team.agents[:index]:
+                problems.append(Finding((*where, "agents", index), f'"{member}" is listed twice; keep one'))
+        for index, room in enumerate(team.rooms):
+            problems += rooms.check((*where, "rooms", index), room, user)
+    return problems
 
 
 def _alias_problems(config: RoomsConfig) -> list[Finding]:

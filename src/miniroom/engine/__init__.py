@@ -4,7 +4,7 @@ The layer's one public face: other layers import from here, never from its modul
 holds them to it); the modules themselves import one another directly.
 """
 
-from miniroom.engine.agent import ABORTED_TOOL_TEXT, Agent, AgentConfig
+from miniroom.engine.agent import ABORTED_TOOL_TEXT, Agent, AgentConfig, BetweenBatches
 from miniroom.engine.events import (
     AgentEvent,
     Compacted,
@@ -70,6 +70,7 @@ __all__ = [
     "Agent",
     "AgentConfig",
     "AgentEvent",
+    "BetweenBatches",
     "CompactTrigger",
     "Compacted",
     "EventListener",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -48,6 +48,15 @@ from miniroom.llm import (
 )
 
 T = TypeVar("T")
+# Awaited after every completed tool batch that was not aborted, before the next request; never while a
+# tool runs. What it puts in the inbox enters the turn before that request.
+BetweenBatches = Callable[[], Awaitable[None]]
+
+
+async def _nothing_between_batches() -> None:
+    return None
+
+
 ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
 
 
@@ -105,6 +114,7 @@ class Agent:
         self._tools = {tool.name: tool for tool in config.tools}
         self._listeners: list[ev.EventListener] = []
         self.inbox = TurnInbox()
+        self.between_batches: BetweenBatches = _nothing_between_batches
         self._turn_usage = Usage()
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
@@ -197,6 +207,8 @@ class Agent:
             if message.tool_calls:
                 for result in await self._run_tools(message.tool_calls):
                     self._record(result)
+                if not self._aborted:
+                    await self._hooked(self.between_batches(), None)  # may put a message in the inbox
             elif not await self._inbox_brings_more():
                 instruction = await self._hooked(self.config.hooks.stop(message, continuations), None)
                 if instruction is None or self._aborted:

@@ -22,8 +22,9 @@ from miniroom.llm.messages import (
     UserMessage,
 )
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
-from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
+from miniroom.llm.model_name import NAME_EXAMPLE, MissingApiKeyError, ModelConfigError, parse_model_name
 from miniroom.llm.models_json import env_value
+from miniroom.llm.provider_modes import native_tools
 from miniroom.llm.providers import TEMPLATES
 from miniroom.llm.registry import agent_dir_from_env, known_providers, resolve_model
 from miniroom.llm.serialize import (
@@ -48,6 +49,7 @@ __all__ = [
     "ImageContent",
     "Message",
     "MessageFormatError",
+    "MissingApiKeyError",
     "Model",
     "ModelConfigError",
     "ProviderFailure",
@@ -71,6 +73,7 @@ __all__ = [
     "make_client",
     "message_from_dict",
     "message_to_dict",
+    "native_tools",
     "parse_model_name",
     "resolve_model",
     "stream_response",

@@ -20,6 +20,10 @@ class ModelConfigError(UserError, ValueError):
     """A model name or model configuration a person must fix; the message says what and how."""
 
 
+class MissingApiKeyError(ModelConfigError):
+    """The model is configured, but no variable holds its API key."""
+
+
 @dataclass(frozen=True)
 class ModelName:
     provider: str

@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from miniroom.llm.model import API_NAMES, AUTH_TYPES, THINKING_LEVELS, Api, AuthType, Model, ThinkingLevel
-from miniroom.llm.model_name import DEFAULT_MODEL_NAME, ModelConfigError, ModelName, parse_model_name
+from miniroom.llm.model_name import (
+    DEFAULT_MODEL_NAME,
+    MissingApiKeyError,
+    ModelConfigError,
+    ModelName,
+    parse_model_name,
+)
 from miniroom.llm.models_json import (
     MODELS_JSON,
     ModelEntry,
@@ -21,7 +27,14 @@ from miniroom.llm.models_json import (
 )
 from miniroom.llm.providers import KnownModel, ProviderTemplate, default_auth, get_template, known_providers
 
-__all__ = ["ModelConfigError", "ModelName", "agent_dir_from_env", "known_providers", "resolve_model"]
+__all__ = [
+    "MissingApiKeyError",
+    "ModelConfigError",
+    "ModelName",
+    "agent_dir_from_env",
+    "known_providers",
+    "resolve_model",
+]
 
 CUSTOM_PROVIDER = "custom"
 
@@ -207,7 +220,7 @@ class _Source:
             problem, fix = f"{looked_at[0]} is not set", "Set it to your API key."
         else:
             problem, fix = f"none of {', '.join(looked_at)} is set", "Set one of them to your API key."
-        raise ModelConfigError(f"No API key for {self.name.ref}: {problem}. {fix}")
+        raise MissingApiKeyError(f"No API key for {self.name.ref}: {problem}. {fix}")
 
     def _details(self, model_entry: ModelEntry | None) -> KnownModel:
         if model_entry:

@@ -32,6 +32,8 @@ class SilenceReason(enum.Enum):
     THREAD_TOO_LONG = "thread_too_long"  # too long to read at once; mention an agent to continue it
     OTHER_AGENT_IN_THREAD = "other_agent_in_thread"  # rule 3: the agent already in the thread continues
     ROUTED_TO_OTHER = "routed_to_other"  # the router picked another agent
+    DECLINED = "declined"  # adaptive participation: judged, and this message is not for the agent
+    JUDGMENT_FAILED = "judgment_failed"  # adaptive participation: no judgment could be had; stays quiet
 
 
 class ResponseReason(enum.Enum):
@@ -40,6 +42,7 @@ class ResponseReason(enum.Enum):
     IN_THREAD = "in_thread"  # rule 3: the agent already answering in this thread continues
     HANDOFF = "handoff"  # another agent's reply ended with a mention of this agent
     ROUTED = "routed"  # the router picked this agent
+    JUDGED = "judged"  # adaptive participation: the agent judged that it should answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +58,11 @@ class Silent:
 
 @dataclass(frozen=True, slots=True)
 class Judge:
-    """Reserved for adaptive participation: the agent judges whether to answer. Not produced yet."""
+    """Adaptive participation: the agent judges whether to answer; `conversation` is where it would, and
+    `thread_root` the thread whose messages it judges."""
 
     conversation: Conversation
+    thread_root: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +138,21 @@ def decide(
     elif _mentions_other_people(mentions, event.sender, policy, room):
         builder.silence(eligible, SilenceReason.MENTIONS_OTHERS)
     elif conversation.is_thread:
-        _apply_thread_rules(builder, eligible, thread or NEW_THREAD)
+        tagged = _mentions_a_person(mentions, event.sender, policy)
+        _apply_thread_rules(builder, eligible, thread or NEW_THREAD, tagged)
     else:
         builder.pick(eligible, ResponseReason.ONLY_CANDIDATE)
     return builder.result()
 
 
-def _apply_thread_rules(builder: _Builder, eligible: Sequence[AgentPolicy], thread: ThreadState) -> None:
+def _apply_thread_rules(
+    builder: _Builder, eligible: Sequence[AgentPolicy], thread: ThreadState, tagged: bool
+) -> None:
+    """Rules 3 and 4, and adaptive participation; `tagged`: the message mentions a person."""
     policy, sender = builder.policy, builder.event.sender
     if policy.count_humans(chain(thread.participants, (sender,))) >= 2:
-        # Adaptive participation will turn this into `Judge` for opted-in agents already in the thread.
+        if not tagged:
+            builder.judge(agent for agent in eligible if may_judge(agent, thread))
         builder.silence(eligible, SilenceReason.MULTI_HUMAN_NEEDS_MENTION)
     elif len(eligible) > 1 and thread.too_long and not thread.answering:
         builder.silence(eligible, SilenceReason.THREAD_TOO_LONG)
@@ -153,6 +163,12 @@ def _apply_thread_rules(builder: _Builder, eligible: Sequence[AgentPolicy], thre
             builder.silence(eligible, SilenceReason.OTHER_AGENT_IN_THREAD)
         else:
             builder.pick(eligible, ResponseReason.ONLY_CANDIDATE)
+
+
+def may_judge(agent: AgentPolicy, thread: ThreadState) -> bool:
+    """Adaptive participation: the agent opted in and has already replied in the thread; agents merely
+    present in the room never join."""
+    return agent.participation is not None and agent.user_id in thread.participants
 
 
 def handoff_target(event: RoomEvent, policy: RoomPolicy, index: MentionIndex | None = None) -> str | None:
@@ -186,6 +202,12 @@ def _mentions_other_people(mentions: Iterable[str], sender: str, policy: RoomPol
     )
 
 
+def _mentions_a_person(mentions: Iterable[str], sender: str, policy: RoomPolicy) -> bool:
+    """Whether the message tags a person other than its sender, joined or not (agents and bots aside)."""
+    sender = policy.person(sender)
+    return any(user_id not in policy.not_humans and policy.person(user_id) != sender for user_id in mentions)
+
+
 class _Builder:
     """Collects one decision per agent; the first decision given to an agent is final."""
 
@@ -214,6 +236,11 @@ class _Builder:
     def respond(self, agents: Iterable[AgentPolicy], reason: ResponseReason) -> None:
         for agent in agents:
             self.decisions.setdefault(agent.name, Respond(self.reply_conversation(agent), reason))
+
+    def judge(self, agents: Iterable[AgentPolicy]) -> None:
+        for agent in agents:
+            judge = Judge(self.reply_conversation(agent), self.conversation.thread_root)
+            self.decisions.setdefault(agent.name, judge)
 
     def silence(self, agents: Iterable[AgentPolicy], reason: SilenceReason) -> None:
         silent = Silent(reason)

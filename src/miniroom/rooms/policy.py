@@ -8,7 +8,8 @@ from types import MappingProxyType
 
 from miniroom.config.config_yaml import DEFAULT_THREAD_MODE, ParticipationConfig, RoomsConfig, ThreadMode
 from miniroom.rooms.mentions import MentionIndex
-from miniroom.rooms.thread_mode import RoomRef, agent_thread_mode, group_thread_mode
+from miniroom.rooms.teams import room_members, thread_modes
+from miniroom.rooms.thread_mode import RoomRef
 
 MAX_THREAD_MESSAGES = 2_000
 MAX_THREAD_BYTES = 16 * 1024 * 1024
@@ -110,21 +111,26 @@ NEW_THREAD = ThreadState()
 
 
 def room_policy(
-    config: RoomsConfig, agent_user_ids: Mapping[str, str], service_accounts: frozenset[str] = frozenset()
+    config: RoomsConfig, user_ids: Mapping[str, str], service_accounts: frozenset[str] = frozenset()
 ) -> RoomPolicy:
-    """The policy for `config`, given each agent's Matrix user id (the transport decides them)."""
+    """The policy for `config`, given the Matrix user id of each agent and team (the transport decides
+    them). A team is one more responder: mentionable, counted as an agent, never a participant judge."""
     agents = tuple(
         AgentPolicy(
             name=name,
-            user_id=agent_user_ids[name],
+            user_id=user_ids[name],
             display_name=agent.display_name,
             participation=agent.participation,
         )
         for name, agent in config.agents.items()
     )
+    teams = tuple(
+        AgentPolicy(name=name, user_id=user_ids[name], display_name=team.display_name)
+        for name, team in config.teams.items()
+    )
     aliases = {alias: person for person, others in config.human_aliases.items() for alias in others}
     return RoomPolicy(
-        agents=agents,
+        agents=agents + teams,
         bot_accounts=frozenset(config.bot_accounts),
         service_accounts=service_accounts,
         human_aliases=aliases,
@@ -132,21 +138,16 @@ def room_policy(
 
 
 def room_agents(config: RoomsConfig) -> dict[str, tuple[str, ...]]:
-    """Each configured room's agents (room key -> agent names): those whose `rooms:` names it."""
-    return {
-        key: tuple(name for name, agent in config.agents.items() if key in agent.rooms)
-        for key in config.rooms
-    }
+    """Each configured room's agents and teams (room key -> names): those whose `rooms:` names it, and
+    the members of teams whose `rooms:` names it."""
+    return {key: room_members(config, key) for key in config.rooms}
 
 
 def room_thread_modes(
     config: RoomsConfig, room: RoomRef, override: ThreadMode | None = None
 ) -> tuple[dict[str, ThreadMode], ThreadMode]:
-    """Each agent's thread mode in `room`, and the router's: the mode all agents configured for it share."""
-    modes = {name: agent_thread_mode(agent, room, override) for name, agent in config.agents.items()}
-    names = set(room.names())
-    relevant = [agent for agent in config.agents.values() if names.intersection(agent.rooms)]
-    return modes, group_thread_mode(relevant, room, override)
+    """Each agent's and team's thread mode in `room`, and the router's (see `teams.thread_modes`)."""
+    return thread_modes(config, room, override)
 
 
 def _agent_names(agents: Iterable[AgentPolicy]) -> list[tuple[str, tuple[str, ...]]]:

@@ -88,10 +88,12 @@ class AgentFactory:
         alias = self.config.agents[agent].model or self.config.defaults.model
         return model_choice(self.config, alias, self.env)
 
-    def session_path(self, agent: str, conversation: Conversation) -> Path:
-        """The conversation's session file, under MINI_AGENT_DIR like every other session."""
+    def session_path(self, agent: str, conversation: Conversation, team: str | None = None) -> Path:
+        """The conversation's session file, under MINI_AGENT_DIR like every other session; an agent
+        working for `team` there has a session of its own."""
         thread = conversation.thread_root or ROOM_CONVERSATION
-        key = uuid.uuid5(_SESSION_NAMESPACE, "\0".join((agent, conversation.room_id, thread)))
+        parts = (agent, conversation.room_id, thread, *((f"team:{team}",) if team else ()))
+        key = uuid.uuid5(_SESSION_NAMESPACE, "\0".join(parts))
         env = self.model_choice(agent).env
         folder = directory_for_cwd(agent_dir_from_env(env), self.workspace(agent))
         return folder / f"room_{key}.jsonl"
@@ -99,8 +101,9 @@ class AgentFactory:
     def workspace(self, agent: str) -> Path:
         return self.data_dir / "workspaces" / safe_name(agent)
 
-    def build(self, agent: str, conversation: Conversation) -> Agent:
-        """The agent with its model, profile, working folder and room instructions; raises on bad settings."""
+    def build(self, agent: str, conversation: Conversation, team: str | None = None) -> Agent:
+        """The agent with its model, profile, working folder and room instructions; raises on bad settings.
+        `team`: the agent works as a member of that team (in a session of its own)."""
         settings = self.config.agents[agent]
         choice = self.model_choice(agent)
         cwd = self.workspace(agent)
@@ -109,7 +112,7 @@ class AgentFactory:
             choice.name,
             cwd,
             choice.env,
-            SessionChoice(path=self.session_path(agent, conversation)),
+            SessionChoice(path=self.session_path(agent, conversation, team)),
             model_variables=choice.variables,
             project_dir=self.project_dir,
             extra_prompt=room_prompt(agent, settings),

@@ -9,19 +9,24 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from miniroom.config.config_yaml import RoomsConfig
+from miniroom.config.dotenv import read_dotenv
+from miniroom.config.settings_file import SettingsFileError
 from miniroom.rooms.commands import is_command
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.commands import CommandHandler
 from miniroom.rooms.runtime.context import HandlerContext
 from miniroom.rooms.runtime.edits import EditHandler
 from miniroom.rooms.runtime.facts import RoomFacts
-from miniroom.rooms.runtime.judges import Judgment, NoJudgment
+from miniroom.rooms.runtime.judges import Judges, Judgment, ParticipationJudges, judgment_problems
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
 from miniroom.rooms.runtime.messages import MessageHandler
+from miniroom.rooms.runtime.participation import ParticipationQueue, Sleep
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
 from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.scheduler import TurnScheduler
+from miniroom.rooms.runtime.slots import JudgmentSlots
 from miniroom.rooms.runtime.state_store import ThreadModeStore
 from miniroom.rooms.runtime.turn_queue import TurnQueue
 from miniroom.rooms.runtime.turns import TurnOutcome, TurnRunner
@@ -29,6 +34,7 @@ from miniroom.rooms.transport import Event, RoomTransport
 
 log = logging.getLogger(__name__)
 RECONNECT_DELAYS = (1.0, 30.0)  # seconds: the first wait after a transport failure, and the longest
+TYPESAFE_PREFIX = "TYPESAFE_"
 NOT_TEXT_IGNORED = "Ignoring a %s message from %s in %s (%s): agents read typed text only"
 
 
@@ -45,22 +51,34 @@ class RoomRuntime:
         project_dir: Path | None = None,
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
         judgment: Judgment | None = None,
+        debounce_sleep: Sleep = asyncio.sleep,
     ) -> None:
         """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
-        (default: the data folder's parent, where `miniroom_data/` usually sits beside config.yaml);
-        `judgment` decides for agents asked to judge a message (default: they keep the mention rule)."""
+        and the `.env` with TYPESAFE_API_KEY (default: the data folder's parent, where `miniroom_data/`
+        usually sits beside config.yaml); `judgment` decides for agents asked to judge a message (default:
+        each agent's participation settings); `debounce_sleep` is the participation debounce's clock."""
         self.config, self.transport, self.data_dir = config, transport, data_dir
         env = os.environ if env is None else env
+        project_dir = project_dir or data_dir.parent
         tracking = data_dir / "tracking"
         self.ledger = TurnLedger(tracking)
         self.facts = RoomFacts(config, transport, ThreadModeStore(tracking))
-        factory = AgentFactory(config, data_dir, env, project_dir or data_dir.parent)
+        factory = AgentFactory(config, data_dir, env, project_dir)
+        slots = JudgmentSlots()  # every judgment of the process, the router's included
+        judges = self.judges = Judges(config, judge_env(env, project_dir), slots)
         runner = TurnRunner(
-            transport, factory, self.ledger, mentions=self.facts.mentioned_agents, edit_interval=edit_interval
+            transport,
+            factory,
+            self.ledger,
+            mentions=self.facts.mentioned_agents,
+            edit_interval=edit_interval,
+            mid_turn=MidTurn(judges, transport, self.facts),
         )
         self.turns = TurnScheduler(self.ledger, runner, self.facts.agent_name, self._after_turn)
         context = HandlerContext(transport, self.facts, self.ledger, self.turns)
-        self.messages = MessageHandler(context, Router(config, env), judgment or NoJudgment())
+        judgment = judgment or ParticipationJudges(judges, transport, self.facts)
+        self.participation = ParticipationQueue(context, judgment, debounce_sleep)
+        self.messages = MessageHandler(context, Router(config, env, slots), self.participation)
         self.edits = EditHandler(context)
         self.commands = CommandHandler(context)
 
@@ -70,11 +88,13 @@ class RoomRuntime:
 
     async def start(self) -> None:
         """Sign the agents in, join the rooms, and finish what a stop or a crash cut short."""
-        agents = {name: agent.display_name or name for name, agent in self.config.agents.items()}
+        responders = self.facts.responders  # a team has an account of its own, like an agent
         rooms = {key: room.alias for key, room in self.config.rooms.items()}
-        await self.transport.start(agents, rooms, self.facts.room_agents)
+        await self.transport.start(responders, rooms, self.facts.room_agents)
         self.facts.learn_accounts()
-        self.turns.resume(self.config.agents)
+        for problem in judgment_problems(self.config, self.judges.env):
+            log.warning(problem)
+        self.turns.resume(responders)
         for raw in self.ledger.pending_events():  # what a stop cut short; anything answered is skipped
             await self._handle_safely(raw)
 
@@ -93,12 +113,16 @@ class RoomRuntime:
             delay = min(delay * 2, RECONNECT_DELAYS[1])
 
     async def stop(self) -> None:
+        self.turns.stopping = True
+        await self.participation.stop()
         await self.turns.stop()
         await self.transport.stop()
 
     async def idle(self) -> None:
-        """Wait until every queued turn (hand-offs included) has finished."""
-        await self.turns.drain()
+        """Wait until every judgment and every queued turn (hand-offs included) has finished."""
+        while not (self.participation.empty() and self.turns.queue.empty()):
+            await self.participation.drain()
+            await self.turns.drain()
 
     async def handle(self, raw: Event) -> None:
         """Route one event: edits, commands and messages each to their handler; anything else is ignored."""
@@ -133,6 +157,18 @@ class RoomRuntime:
 
     async def _after_turn(self, turn: Turn, outcome: TurnOutcome) -> None:
         await self.messages.after_turn(turn, outcome)
+
+
+def judge_env(env: Mapping[str, str], project_dir: Path) -> Mapping[str, str]:
+    """What judgments read credentials from: the environment, and TYPESAFE_* from the `.env` beside
+    config.yaml (the environment wins)."""
+    try:
+        dotenv = read_dotenv(project_dir)
+    except SettingsFileError as error:
+        log.error("%s; TypeSafe judgments read the environment only", error)
+        dotenv = {}
+    typesafe = {name: value for name, value in dotenv.items() if name.startswith(TYPESAFE_PREFIX)}
+    return {**typesafe, **env}
 
 
 def _event_id(raw: object) -> object:

@@ -21,6 +21,8 @@ from miniroom.rooms.runtime.state_store import ThreadModeStore
 from miniroom.rooms.thread_mode import RoomRef
 from miniroom.rooms.transport import Event, RoomTransport
 
+SERVICE_ACCOUNT = "router"  # the account that reads every room for the runtime; never a human
+
 
 class RoomFacts:
     """Reads what the policy decides from, through the transport; `learn_accounts` once it has started."""
@@ -31,10 +33,18 @@ class RoomFacts:
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}  # room id -> room key
 
+    @property
+    def responders(self) -> dict[str, str]:
+        """Every account that answers, agents then teams: name -> display name."""
+        agents = {name: agent.display_name or name for name, agent in self.config.agents.items()}
+        return agents | {name: team.display_name or name for name, team in self.config.teams.items()}
+
     def learn_accounts(self) -> None:
-        """Build the policy from the agents' user ids and map room ids to keys (the transport knows both)."""
-        user_ids = {name: self.transport.agent_user_id(name) for name in self.config.agents}
-        self.policy = room_policy(self.config, user_ids)
+        """Build the policy from the agents' and teams' user ids, the service account's (the router on
+        Matrix), and map room ids to keys (the transport knows them all)."""
+        user_ids = {name: self.transport.agent_user_id(name) for name in self.responders}
+        service = frozenset({self.transport.agent_user_id(SERVICE_ACCOUNT)})
+        self.policy = room_policy(self.config, user_ids, service)
         for key in self.config.rooms:
             room_id = self.transport.room_id(key)
             if room_id is not None:
@@ -68,7 +78,8 @@ class RoomFacts:
         return await thread_state(self.transport, conversation, user_ids)
 
     def agent_name(self, agent: str) -> str:
-        return self.config.agents[agent].display_name or agent
+        """The display name of an agent or a team."""
+        return self.responders.get(agent, agent)
 
     async def sender_name(self, room_id: str, user_id: str) -> str:
         """How a sender is named in an agent's prompt: an agent's display name, else the member's."""

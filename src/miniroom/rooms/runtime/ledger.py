@@ -38,6 +38,12 @@ class Turn:
     prompt: str
     edit_of: str | None = None  # regenerating: the earlier reply to edit in place
     handoffs: int = 0  # how many hand-offs led here, to stop agents passing a message back and forth forever
+    merged: tuple[str, ...] = ()  # earlier messages answered by this turn too (coalesced), oldest first
+
+    @property
+    def event_ids(self) -> tuple[str, ...]:
+        """Every message this turn answers, oldest first."""
+        return (*self.merged, self.event_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +84,15 @@ class TurnLedger:
             self._queued.pop(event_id, None)
             self._pending.done(event_id)
 
+    def hold(self, event_id: str) -> None:
+        """Keep the event pending while something of it is still to come (a judgment being awaited)."""
+        self._queued[event_id] += 1
+
+    def let_go(self, event_id: str) -> None:
+        """What `hold` waited for is done: the event is released unless turns of it are still to run."""
+        self._queued[event_id] -= 1
+        self.release(event_id)
+
     def pending_events(self) -> list[Event]:
         return self._pending.events()
 
@@ -85,20 +100,22 @@ class TurnLedger:
 
     def claim(self, turn: Turn) -> bool:
         """Count the turn as queued in this process; False when it is queued or running already."""
-        key = (turn.event_id, turn.agent)
-        if key in self._claims:
+        keys = [(event_id, turn.agent) for event_id in turn.event_ids]
+        if any(key in self._claims for key in keys):
             return False
-        self._claims.add(key)
-        self._queued[turn.event_id] += 1
+        for key in keys:
+            self._claims.add(key)
+            self._queued[key[0]] += 1
         return True
 
     def unclaim(self, turn: Turn) -> None:
-        """The turn is over in this process (done, or failed for good); its event may be released."""
-        key = (turn.event_id, turn.agent)
-        if key in self._claims:
-            self._claims.discard(key)
-            self._queued[turn.event_id] -= 1
-        self.release(turn.event_id)
+        """The turn is over in this process (done, or failed for good); its events may be released."""
+        for event_id in turn.event_ids:
+            key = (event_id, turn.agent)
+            if key in self._claims:
+                self._claims.discard(key)
+                self._queued[event_id] -= 1
+            self.release(event_id)
 
     def begin(self, turn: Turn, session_leaf: str | None) -> InFlight:
         """Record the turn as started; a turn already in flight keeps its record (it is being run again)."""
@@ -118,7 +135,8 @@ class TurnLedger:
     def complete(self, turn: Turn, reply_id: str | None) -> None:
         """The turn ended and its reply (if any) is whole: answered, never run again."""
         if reply_id is not None:
-            self._answered.record(turn.event_id, turn.agent, reply_id)
+            for event_id in turn.event_ids:
+                self._answered.record(event_id, turn.agent, reply_id)
         by_agent = self._in_flight.get(turn.event_id, {})
         if by_agent.pop(turn.agent, None) is not None:
             if not by_agent:
@@ -184,8 +202,9 @@ def _in_flight_record(raw: Any) -> InFlight | None:
     try:
         turn = dict(raw["turn"])
         conversation = Conversation(**turn.pop("conversation"))
+        turn["merged"] = tuple(turn.get("merged") or ())
         record = InFlight(Turn(conversation=conversation, **turn), raw["session_leaf"], raw["reply_id"])
     except (KeyError, TypeError, ValueError):
         return None
-    texts = (record.turn.agent, record.turn.event_id, record.turn.prompt, conversation.room_id)
+    texts = (record.turn.agent, *record.turn.event_ids, record.turn.prompt, conversation.room_id)
     return record if all(isinstance(text, str) for text in texts) else None

@@ -1,15 +1,19 @@
 """What `serve` logs about its work: each agent's decision on each message, and each turn's start and end.
 
-One line each, as `key=value` pairs, so that a person can grep for an event, an agent or a reason.
+One line each, as `key=value` pairs, so that a person can grep for an event, an agent or a reason. Judgments
+(adaptive participation, mid-turn) log their outcome on `miniroom.rooms.judgments`.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from miniroom.llm import Usage
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.decide import Decision, Judge, NeedsRouting, Respond, RoomDecision, SilenceReason, Silent
+from miniroom.rooms.judgment import Backend, Outcome, Skip
+from miniroom.rooms.mid_turn import MidTurnSkip
 from miniroom.rooms.runtime.ledger import Turn
 
 decisions_log = logging.getLogger("miniroom.rooms.decisions")
@@ -100,3 +104,92 @@ def turn_kind(turn: Turn) -> str:
     if turn.edit_of is not None:
         return "regenerate"
     return "handoff" if turn.handoffs else "message"
+
+
+judgments_log = logging.getLogger("miniroom.rooms.judgments")
+
+
+def log_judgment(kind: str, agent: str, event_id: str, outcome: Outcome) -> None:
+    """One line per judgment asked (`kind`: participation or mid_turn): who decided what, how fast and at
+    what cost; never the request's text or a credential."""
+    fields = [
+        f"kind={kind}",
+        f"agent={agent}",
+        f"event={event_id}",
+        f"backend={outcome.backend.value}",
+        f"model={outcome.model}",
+        f"decision={outcome.verdict.value if outcome.verdict else 'none'}",
+        f"failure={outcome.failure.value if outcome.failure else 'none'}",
+        f"latency={outcome.seconds:.3f}s",
+        f"tokens_in={outcome.tokens_in}",
+        f"tokens_out={outcome.tokens_out}",
+        f"input_bytes={outcome.input_bytes}",
+    ]
+    if outcome.backend is Backend.TYPESAFE:
+        probability = "none" if outcome.probability is None else f"{outcome.probability:.3f}"
+        fields += [f"probability={probability}", f"threshold={outcome.threshold}"]
+    level = logging.INFO if outcome.failure is None else logging.WARNING
+    detail = f" ({outcome.detail})" if outcome.detail else ""
+    judgments_log.log(level, "Judgment: %s%s", " ".join(fields), detail)
+
+
+def log_participation_skip(agent: str, event_id: str, skip: Skip) -> None:
+    judgments_log.info(
+        "Judgment backend skipped: kind=participation agent=%s event=%s reason=%s (the reply model decides)",
+        agent,
+        event_id,
+        skip.value,
+    )
+
+
+def log_judged(agent: str, event_ids: Sequence[str], conversation: Conversation, decision: Decision) -> None:
+    """The decision adaptive participation came to, for each message it judged together."""
+    kind, reason, level = describe(decision)
+    for event_id in event_ids:
+        decisions_log.log(
+            level,
+            "Decision: event=%s room=%s thread=%s agent=%s outcome=%s reason=%s",
+            event_id,
+            conversation.room_id,
+            thread_name(conversation),
+            agent,
+            kind,
+            reason,
+        )
+
+
+def log_mid_turn_skipped(turn: Turn, event_ids: Sequence[str], skip: MidTurnSkip) -> None:
+    judgments_log.info(
+        "Mid-turn judgment skipped: agent=%s event=%s queued=%s reason=%s (the wrap-up notice is sent)",
+        turn.agent,
+        turn.event_id,
+        ",".join(event_ids),
+        skip.value,
+    )
+
+
+def log_wrap_up(turn: Turn, event_ids: Sequence[str]) -> None:
+    judgments_log.info(
+        "Mid-turn wrap-up notice: agent=%s event=%s queued=%s (no mid_turn judgment is set)",
+        turn.agent,
+        turn.event_id,
+        ",".join(event_ids),
+    )
+
+
+def log_mid_turn_evaluated(turn: Turn, event_ids: Sequence[str], outcome: Outcome, notice: bool) -> None:
+    level = logging.INFO if outcome.failure is None else logging.WARNING
+    judgments_log.log(
+        level,
+        "Mid-turn continuation evaluated: agent=%s event=%s queued=%s backend=%s model=%s decision=%s "
+        "failure=%s latency=%.3fs outcome=%s",
+        turn.agent,
+        turn.event_id,
+        ",".join(event_ids),
+        outcome.backend.value,
+        outcome.model,
+        outcome.verdict.value if outcome.verdict else "none",
+        outcome.failure.value if outcome.failure else "none",
+        outcome.seconds,
+        "wrap_up" if notice else "continue",
+    )

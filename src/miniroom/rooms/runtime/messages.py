@@ -1,4 +1,4 @@
-"""Messages: conversation → decision → judgments → routing → one turn per responder → hand-offs."""
+"""Messages: conversation → decision → judgments (apart) → routing → one turn per responder → hand-offs."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import logging
 
 from miniroom.rooms.content import MESSAGE_EVENT, conversation_relation, message_content
 from miniroom.rooms.conversation import Conversation
-from miniroom.rooms.decide import Respond, RoomDecision, decide
+from miniroom.rooms.decide import Judge, Respond, RoomDecision, decide
 from miniroom.rooms.events import RoomEvent, parse_event
+from miniroom.rooms.judge_context import raw_of
 from miniroom.rooms.runtime.context import HandlerContext
-from miniroom.rooms.runtime.judges import Judgment, judged
 from miniroom.rooms.runtime.ledger import Turn
-from miniroom.rooms.runtime.logs import log_decisions, thread_name
+from miniroom.rooms.runtime.logs import log_decisions
+from miniroom.rooms.runtime.participation import ParticipationQueue
 from miniroom.rooms.runtime.router import Router
-from miniroom.rooms.runtime.turn_queue import TurnKey
 from miniroom.rooms.runtime.turns import TurnOutcome
 
 log = logging.getLogger(__name__)
@@ -23,15 +23,18 @@ MAX_HANDOFFS = 5
 class MessageHandler:
     """Answers a person's message, and an agent's reply that hands off to another agent."""
 
-    def __init__(self, context: HandlerContext, router: Router, judgment: Judgment) -> None:
-        self.context, self.router, self.judgment = context, router, judgment
+    def __init__(self, context: HandlerContext, router: Router, participation: ParticipationQueue) -> None:
+        self.context, self.router, self.participation = context, router, participation
 
     async def handle(self, event: RoomEvent) -> None:
         conversation = await self.context.facts.conversation(event)
         decision = await self._decide(event, conversation)
-        decision = await self._routed(await judged(decision, self.judgment))
-        log_decisions(decision)
         prompt = f"{await self.context.facts.sender_name(event.room_id, event.sender)}: {event.body}"
+        for name, outcome in decision.decisions.items():
+            if isinstance(outcome, Judge):  # judged apart, after the debounce: the others need not wait
+                self.participation.submit(name, event, outcome, prompt)
+        decision = await self._routed(decision)
+        log_decisions(decision)
         self._submit_responders(decision, prompt, handoffs=0)
 
     async def after_turn(self, turn: Turn, outcome: TurnOutcome) -> None:
@@ -78,26 +81,10 @@ class MessageHandler:
         return decision.route_to(chosen)
 
     def _submit_responders(self, decision: RoomDecision, prompt: str, handoffs: int) -> None:
-        event_id = decision.event.event_id
+        event = decision.event
+        # A person's message reaches an agent still answering there; an agent's hand-off only waits.
+        arrived = () if self.context.facts.is_agent(event.sender) else (raw_of(event),)
         for name, outcome in decision.decisions.items():
-            if isinstance(outcome, Respond) and not self.context.ledger.answered(event_id, name):
-                turn = Turn(name, outcome.conversation, event_id, prompt, handoffs=handoffs)
-                self._while_answering(turn)
-                self.context.turns.submit(turn)
-
-    def _while_answering(self, turn: Turn) -> None:
-        """The agent may still be answering in this conversation: today the new turn waits for that one.
-
-        Mid-turn coalescing goes here: it judges whether the running turn wraps up, and queues the notice
-        through the running turn's engine agent (`RunningTurn.agent`).
-        """
-        running = self.context.turns.running(TurnKey.of(turn))
-        if running is not None and running.turn.event_id != turn.event_id:
-            log.info(
-                "%s is still answering %s in room %s (thread %s): %s waits for that turn",
-                turn.agent,
-                running.turn.event_id,
-                turn.conversation.room_id,
-                thread_name(turn.conversation),
-                turn.event_id,
-            )
+            if isinstance(outcome, Respond) and not self.context.ledger.answered(event.event_id, name):
+                turn = Turn(name, outcome.conversation, event.event_id, prompt, handoffs=handoffs)
+                self.context.turns.submit(turn, arrived)

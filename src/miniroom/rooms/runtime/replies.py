@@ -154,6 +154,12 @@ class ReplyWriter:
         if self.reply.apply(event):
             self._wake.set()
 
+    def show(self, text: str) -> None:
+        """Add a finished paragraph of the reply written elsewhere (a team's combined answers)."""
+        if text.strip():
+            self.reply.paragraphs.append(text.strip())
+            self._wake.set()
+
     def refresh(self) -> None:
         """Send the reply again soon: its text changed other than by an engine event."""
         self._wake.set()

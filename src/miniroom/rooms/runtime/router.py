@@ -10,18 +10,9 @@ from dataclasses import dataclass
 import httpx
 
 from miniroom.config.config_yaml import RoomsConfig
-from miniroom.llm import (
-    Context,
-    Model,
-    ModelConfigError,
-    RequestOptions,
-    StreamDone,
-    UserMessage,
-    agent_dir_from_env,
-    resolve_model,
-    stream_response,
-)
-from miniroom.rooms.runtime.agents import model_choice
+from miniroom.llm import Model, ModelConfigError, RequestOptions
+from miniroom.rooms.runtime.model_call import alias_model, ask_model
+from miniroom.rooms.runtime.slots import JudgmentSlots
 
 log = logging.getLogger(__name__)
 ROUTER_PROMPT = (
@@ -65,41 +56,43 @@ async def choose_agent(
     model: Model, candidates: Sequence[Candidate], message: str, client: httpx.AsyncClient | None = None
 ) -> str | None:
     """Ask `model` which candidate answers `message`; None when the call fails or names nobody."""
-    context = Context(ROUTER_PROMPT, [UserMessage.of_text(routing_request(candidates, message))])
-    async for event in stream_response(model, context, ROUTER_OPTIONS, client):
-        if isinstance(event, StreamDone):
-            if event.error is not None:
-                log.warning("The router model failed: %s", event.error)
-                return None
-            choice = parse_choice(event.message.text, candidates)
-            if choice is None:
-                log.warning("The router answered %r, which names no candidate", event.message.text[:200])
-            return choice
-    return None
+    question = routing_request(candidates, message)
+    answer = await ask_model(model, question, ROUTER_OPTIONS, system_prompt=ROUTER_PROMPT, client=client)
+    if answer.failure is not None:
+        log.warning("The router model failed: %s", answer.failure)
+        return None
+    choice = parse_choice(answer.text, candidates)
+    if choice is None:
+        log.warning("The router answered %r, which names no candidate", answer.text[:200])
+    return choice
 
 
 class Router:
     """Picks one agent among candidates with `router.model`, else `defaults.model`, else the engine's
-    default model (MODEL, else deepseek/deepseek-v4-flash); the first candidate when that fails."""
+    default model (MODEL, else deepseek/deepseek-v4-flash); the first candidate when that fails or when
+    the judgment limit is full (a routing is a judgment too, bound by the process-wide limit)."""
 
-    def __init__(self, config: RoomsConfig, env: Mapping[str, str]) -> None:
-        self.config, self.env = config, env
+    def __init__(self, config: RoomsConfig, env: Mapping[str, str], slots: JudgmentSlots) -> None:
+        self.config, self.env, self.slots = config, env, slots
 
     async def choose(self, candidates: Sequence[str], message: str) -> str:
         """The chosen candidate's name; the first candidate when the model cannot be used or names nobody."""
         fallback = candidates[0]
         alias = self.config.router.model or self.config.defaults.model
-        choice = model_choice(self.config, alias, self.env)
         try:
-            model, _thinking = resolve_model(choice.name, choice.env, agent_dir_from_env(choice.env))
+            model = alias_model(self.config, alias, self.env)
         except ModelConfigError as error:
             where = f"The router model {alias}" if alias else "The router's default model (no router.model)"
             log.warning("%s cannot be used, so %s answers: %s", where, fallback, error)
             return fallback
         listed = [self._candidate(name) for name in candidates]
-        chosen = await choose_agent(model, listed, message)
+        with self.slots.taken(None) as free:
+            if not free:
+                log.warning("The judgment limit is full, so %s answers without the router", fallback)
+                return fallback
+            chosen = await choose_agent(model, listed, message)
         return chosen if chosen is not None else fallback
 
     def _candidate(self, name: str) -> Candidate:
-        agent = self.config.agents[name]
-        return Candidate(name, agent.display_name or name, agent.role)
+        entry = self.config.agents.get(name) or self.config.teams[name]
+        return Candidate(name, entry.display_name or name, entry.role)

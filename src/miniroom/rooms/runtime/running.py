@@ -2,31 +2,64 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from miniroom.engine import Agent, AgentEvent, UsageReported
+from miniroom.engine import Agent, AgentEvent, BetweenBatches, UsageReported
 from miniroom.llm import Usage
 from miniroom.rooms.content import TurnState
+from miniroom.rooms.mid_turn import Queued
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.logs import log_turn_ended, log_turn_started
 from miniroom.rooms.runtime.turn_queue import TurnKey
+from miniroom.rooms.transport import Event
+
+MakeHook = Callable[["RunningTurn", Agent], BetweenBatches]
 
 
 @dataclass(slots=True)
 class RunningTurn:
-    """One turn being run. Mid-turn coalescing reaches the turn's engine `agent` here (None until built,
-    and again once closed) to queue a notice for it between tool batches."""
+    """One turn being run, and its engine agents while they work (a team's turn has one per member)."""
 
     turn: Turn
     started: float = field(default_factory=time.monotonic)
-    agent: Agent | None = None
-    usage: Usage = field(default_factory=Usage)  # every request of the turn so far
+    agents: list[Agent] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)  # every request of the turn so far (a team's: all members')
+    # Mid-turn coalescing: the messages that arrived meanwhile, how many a judgment or the notice covered,
+    # whether the wrap-up notice was decided, and the reply text published so far.
+    queued: list[Queued] = field(default_factory=list)
+    covered: int = 0
+    wrap_up: bool = False
+    published: Callable[[], str] = lambda: ""
+    checking: asyncio.Lock = field(default_factory=asyncio.Lock)
+    make_hook: MakeHook | None = None  # each engine agent's check between tool batches
+
+    def arrived(self, raws: Sequence[Event]) -> None:
+        """Messages for this agent and conversation arrived mid-turn: queued, with the reply so far."""
+        published = self.published()
+        self.queued += [Queued(raw, published) for raw in raws]
+
+    @property
+    def agent(self) -> Agent | None:
+        """The turn's (first) engine agent; None until built, and again once closed."""
+        return self.agents[0] if self.agents else None
+
+    def attach(self, agent: Agent) -> None:
+        """An engine agent works for this turn: it is reachable here, and checked between tool batches."""
+        self.agents.append(agent)
+        if self.make_hook is not None:
+            agent.between_batches = self.make_hook(self, agent)
+
+    def detach(self) -> None:
+        """The engine agents are closed: they take nothing more."""
+        self.agents.clear()
 
     def on_event(self, event: AgentEvent) -> None:
         """The engine listener: keeps the turn's running usage totals."""
         if isinstance(event, UsageReported):
-            self.usage = event.turn
+            self.usage.add(event.request)
 
 
 class RunningTurns:
@@ -38,8 +71,8 @@ class RunningTurns:
     def get(self, key: TurnKey) -> RunningTurn | None:
         return self._turns.get(key)
 
-    def begin(self, turn: Turn) -> RunningTurn:
-        running = RunningTurn(turn)
+    def begin(self, turn: Turn, make_hook: MakeHook | None = None) -> RunningTurn:
+        running = RunningTurn(turn, make_hook=make_hook)
         self._turns[TurnKey.of(turn)] = running
         log_turn_started(turn)
         return running

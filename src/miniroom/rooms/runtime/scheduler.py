@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
+from miniroom.rooms.runtime.logs import thread_name
 from miniroom.rooms.runtime.running import RunningTurn
 from miniroom.rooms.runtime.turn_queue import TurnKey, TurnQueue
 from miniroom.rooms.runtime.turns import TurnOutcome, TurnRunner
+from miniroom.rooms.transport import Event
 
 log = logging.getLogger(__name__)
 AfterTurn = Callable[[Turn, TurnOutcome], Awaitable[None]]
@@ -23,15 +25,29 @@ class TurnScheduler:
     ) -> None:
         self.ledger, self.runner = ledger, runner
         self.agent_name, self.after_turn = agent_name, after_turn
-        self.queue = TurnQueue(self._run)
+        self.queue = TurnQueue(self._run, lambda turn: ledger.in_flight(turn.event_id, turn.agent) is None)
         self.stopping = False
 
-    def submit(self, turn: Turn) -> None:
-        """Queue `turn` unless the same (event, agent) is queued or running already in this process."""
+    def submit(self, turn: Turn, arrived: Sequence[Event] = ()) -> None:
+        """Queue `turn` unless the same (event, agent) is queued or running already in this process.
+
+        `arrived`: the people's messages the turn answers; while the agent is still answering in that
+        conversation they reach the running turn too (mid-turn coalescing), and the turn waits for it."""
         if not self.ledger.claim(turn):
             return  # delivered again (e.g. replayed at start) while its turn is still queued or running
         if self.stopping:
             return  # the event stays pending: its turn runs after the next start
+        running = self.running(TurnKey.of(turn))
+        if running is not None:
+            log.info(
+                "%s is still answering %s in room %s (thread %s): %s waits for that turn",
+                turn.agent,
+                running.turn.event_id,
+                turn.conversation.room_id,
+                thread_name(turn.conversation),
+                turn.event_id,
+            )
+            running.arrived(arrived)
         self.queue.submit(turn)
 
     def running(self, key: TurnKey) -> RunningTurn | None:

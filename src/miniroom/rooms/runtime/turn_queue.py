@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 
 from miniroom.rooms.runtime.ledger import Turn
 
 log = logging.getLogger(__name__)
 RunTurn = Callable[[Turn], Awaitable[None]]
+Mergeable = Callable[[Turn], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +31,10 @@ class TurnKey:
 class TurnQueue:
     """Runs each key's turns one after another with `run`; different keys run concurrently."""
 
-    def __init__(self, run: RunTurn) -> None:
-        self._run = run
+    def __init__(self, run: RunTurn, mergeable: Mergeable = lambda turn: True) -> None:
+        """`mergeable`: whether a turn may be coalesced with others (not one being run again after a
+        restart, whose prompt is already in its session)."""
+        self._run, self._mergeable = run, mergeable
         self._pending: dict[TurnKey, deque[Turn]] = {}
         self._workers: dict[TurnKey, asyncio.Task[None]] = {}
 
@@ -75,7 +78,7 @@ class TurnQueue:
         queue = self._pending[key]
         try:
             while queue:
-                turn = next_turn(queue)
+                turn = next_turn(queue, self._mergeable)
                 try:
                     await self._run(turn)
                 except Exception:  # one failed turn must not stop the queue or the runtime
@@ -85,10 +88,30 @@ class TurnQueue:
             self._pending.pop(key, None)
 
 
-def next_turn(queue: deque[Turn]) -> Turn:
-    """The turn to run next: today the oldest queued turn, on its own.
+def next_turn(queue: deque[Turn], mergeable: Mergeable = lambda turn: True) -> Turn:
+    """The turn to run next: the oldest, with the message turns queued right behind it (while a turn ran)
+    coalesced into ONE turn. Regenerations (edits) and turns `mergeable` refuses run on their own."""
+    turns = [queue.popleft()]
+    if _joins(turns[0], mergeable):
+        while queue and _joins(queue[0], mergeable):
+            turns.append(queue.popleft())
+    return coalesce(turns)
 
-    Mid-turn coalescing goes here: the messages that queued up while a turn ran will be taken out together
-    and answered as ONE turn (their prompts in order, every event recorded as answered by its reply).
-    """
-    return queue.popleft()
+
+def _joins(turn: Turn, mergeable: Mergeable) -> bool:
+    return turn.edit_of is None and mergeable(turn)
+
+
+def coalesce(turns: Sequence[Turn]) -> Turn:
+    """One turn answering every message of `turns` (oldest first): their prompts in order, the reply to the
+    newest message, every event recorded as answered by it."""
+    if len(turns) == 1:
+        return turns[0]
+    newest = turns[-1]
+    answered = [event_id for turn in turns for event_id in turn.event_ids]
+    return replace(
+        newest,
+        prompt="\n\n".join(turn.prompt for turn in turns),
+        merged=tuple(answered[:-1]),
+        handoffs=max(turn.handoffs for turn in turns),
+    )

@@ -14,9 +14,11 @@ from miniroom.engine import Agent, Session, TurnEnded
 from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.child_threads import ChildThreads
+from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
+from miniroom.rooms.runtime.team_turns import TeamTurns
 from miniroom.rooms.transport import RoomTransport
 
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
@@ -46,16 +48,20 @@ class TurnRunner:
         *,
         mentions: Callable[[str], tuple[str, ...]] = lambda text: (),
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
+        mid_turn: MidTurn | None = None,
     ) -> None:
+        """`mid_turn` checks a turn's engine agents between tool batches (None: messages only wait)."""
         self.transport, self.factory, self.ledger = transport, factory, ledger
+        self.mid_turn = mid_turn
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
         self.running = RunningTurns()
+        self.teams = TeamTurns(factory, failure_reason)
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
         """Run `turn` to its end, logged from start to end with its outcome, duration and usage."""
-        running = self.running.begin(turn)
+        running = self.running.begin(turn, self.mid_turn.hook if self.mid_turn is not None else None)
         outcome: TurnState = "failed"  # what an unexpected exception on the way out counts as
         try:
             result = await self._reply(turn, display_name, running)
@@ -76,6 +82,7 @@ class TurnRunner:
             on_posted=lambda reply_id: self.ledger.posted(turn, reply_id),
         )
         writer.start()
+        running.published = lambda: writer.reply.text
         threads = ChildThreads(
             self.transport, writer, lambda part: transaction_id(turn.event_id, turn.agent, part)
         )
@@ -145,8 +152,29 @@ class TurnRunner:
         running: RunningTurn,
         threads: ChildThreads,
     ) -> str | None:
-        """Run the agent's turn with `writer`, `running` and the subagents' `threads` listening; the reason
-        it failed, or None."""
+        """Run the agent's (or team's) turn with `writer`, `running` and the subagents' `threads` listening;
+        the reason it failed, or None."""
+        try:
+            if self.teams.is_team(turn.agent):
+                self.ledger.begin(turn, None)
+                return await self.teams.run(turn, writer, running)
+            return await self._agent_turn(turn, writer, earlier, running, threads)
+        except (UserError, OSError) as error:  # what a person can fix, or the disk or system refused
+            return str(error)
+        except Exception as error:
+            log.exception("The turn of %s for %s crashed", turn.agent, turn.event_id)
+            return f"{type(error).__name__}: {error}"
+        finally:
+            running.detach()  # closed agents take no notices
+
+    async def _agent_turn(
+        self,
+        turn: Turn,
+        writer: ReplyWriter,
+        earlier: InFlight | None,
+        running: RunningTurn,
+        threads: ChildThreads,
+    ) -> str | None:
         agent: Agent | None = None
         try:
             path = self.factory.session_path(turn.agent, turn.conversation)
@@ -156,15 +184,10 @@ class TurnRunner:
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
             agent.subscribe(threads.on_event)
-            running.agent = agent
+            running.attach(agent)
             ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
-        except (UserError, OSError) as error:  # what a person can fix, or the disk or system refused
-            return str(error)
-        except Exception as error:
-            log.exception("The turn of %s for %s crashed", turn.agent, turn.event_id)
-            return f"{type(error).__name__}: {error}"
         finally:
-            running.agent = None  # a closed agent takes no notices
+            running.detach()
             if agent is not None:
                 await agent.aclose()
         return failure_reason(ended)

@@ -84,13 +84,18 @@ def page(connection: sqlite3.Connection, room_id: str, query: PageQuery) -> list
 
 
 def thread_messages(connection: sqlite3.Connection, room_id: str, root: str) -> list[Event]:
-    """The root and the `m.thread` events of a thread (not their edits or reactions), oldest first."""
+    """The root and the `m.thread` events of a thread (not their edits or reactions), oldest first, each
+    with its newest edit bundled in `unsigned`, as a homeserver's /relations returns them."""
     rows = connection.execute(
         f"SELECT {_COLUMNS} FROM events WHERE room_id = ? AND (event_id = ? OR (thread_root = ? AND"
         " rel_type = ?)) ORDER BY position",
         (room_id, root, root, THREAD),
     )
-    return [to_event(row) for row in rows]
+    events = [to_event(row) for row in rows]
+    live = {event["event_id"]: event for event in events if "redacted_because" not in event["unsigned"]}
+    if live:
+        _bundle_edits(connection, live)
+    return events
 
 
 def _bundle(connection: sqlite3.Connection, events: Sequence[Event]) -> None:

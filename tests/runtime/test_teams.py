@@ -1,0 +1,93 @@
+"""Teams on embedded rooms: `@reviewers` gets one answer, posted by the team's own account; coordinate has a
+lead assign the parts and combine them, collaborate combines every member's answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.runtime.support import prompt_of, running_rooms
+
+CRITIC, WRITER = "@critic:miniroom.local", "@writer:miniroom.local"
+REVIEWERS = "@reviewers:miniroom.local"
+
+
+def agents() -> dict[str, Any]:
+    entry = {"model": "test"}  # the members are in no room of their own: they join through the team
+    return {
+        "critic": {**entry, "display_name": "Critic", "role": "finds flaws"},
+        "writer": {**entry, "display_name": "Writer", "role": "writes release notes"},
+    }
+
+
+def team(mode: str) -> dict[str, Any]:
+    return {
+        "reviewers": {
+            "display_name": "Reviewers",
+            "role": "reviews changes",
+            "agents": ["critic", "writer"],
+            "mode": mode,
+            "rooms": ["lobby"],
+        }
+    }
+
+
+async def test_a_collaborating_team_mentioned_answers_once_with_every_members_answer(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="Ship it."), Reply(text="Ship it."))
+    async with running_rooms(tmp_path, provider, agents(), teams=team("collaborate")) as rooms:
+        assert {CRITIC, WRITER, REVIEWERS} <= rooms.members("lobby"), "members join through the team"
+        question = rooms.post("@reviewers is the patch ready?")
+        await rooms.settle()
+        [reply] = rooms.agent_messages(REVIEWERS)
+        assert rooms.agent_messages(CRITIC) == rooms.agent_messages(WRITER) == []
+        assert reply["content"]["m.relates_to"]["event_id"] == question
+        assert rooms.shown_text(reply["event_id"]) == "**Critic**\nShip it.\n\n**Writer**\nShip it."
+    prompts = [prompt_of(request) for request in provider.requests]
+    assert len(prompts) == 2
+    assert all(
+        "As a member of the team reviewers" in text and "is the patch ready?" in text for text in prompts
+    )
+
+
+async def test_a_coordinating_teams_lead_assigns_the_parts_and_combines_the_answers(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(
+        Reply(text="critic: review the error handling\nwriter: draft the release note"),
+        Reply(text="Part done."),
+        Reply(text="Part done."),
+        Reply(text="Ready: errors handled, note drafted."),
+    )
+    async with running_rooms(tmp_path, provider, agents(), teams=team("coordinate")) as rooms:
+        rooms.post("@reviewers is the patch ready?")
+        await rooms.settle()
+        [reply] = rooms.agent_messages(REVIEWERS)
+        assert rooms.shown_text(reply["event_id"]) == "Ready: errors handled, note drafted."
+        assert rooms.agent_messages(CRITIC) == rooms.agent_messages(WRITER) == []
+    lead, first, second, combine = (prompt_of(request) for request in provider.requests)
+    assert "You lead the team reviewers" in lead
+    assert "- critic: finds flaws" in lead
+    assert "- writer: writes release notes" in lead
+    assert {first.split("Your part:\n")[1], second.split("Your part:\n")[1]} == {
+        "review the error handling",
+        "draft the release note",
+    }
+    assert "## Critic\nPart done." in combine
+    assert "## Writer\nPart done." in combine
+
+
+async def test_a_member_failing_is_said_in_the_combined_reply(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply.error(422, "invalid_request_error", "refused"), Reply(text="Ship it."))
+    async with running_rooms(tmp_path, provider, agents(), teams=team("collaborate")) as rooms:
+        rooms.post("@reviewers is the patch ready?")
+        await rooms.settle()
+        [reply] = rooms.agent_messages(REVIEWERS)
+        shown = rooms.shown_text(reply["event_id"])
+    critic, writer = shown.removeprefix("**Critic**\n").split("\n\n**Writer**\n")
+    assert {critic[:9], writer[:9]} == {"⚠ failed:", "Ship it."}, "either member may have asked first"
+    assert "refused" in shown
