@@ -11,21 +11,33 @@ from typing import Any
 
 import httpx
 
-from miniroom.agent.context_files import load_context_files, render_context
+from miniroom.agent.context_files import ContextFile, load_context_files, render_context
+from miniroom.agent.minimal import (
+    CLI_HINT,
+    CommandLine,
+    context_documents,
+    context_name,
+    minimal_prompt,
+    require_shell,
+    shell_problems,
+)
 from miniroom.agent.profile import ProfileSettings, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
 from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
 from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
+from miniroom.agent.toolkits import offered_through_cli, toolkit_names
 from miniroom.engine.agent import Agent, AgentConfig
 from miniroom.engine.retry_policy import load_retry_policy
 from miniroom.engine.session import Session, SessionError, directory_for_cwd
 from miniroom.engine.session_index import find_session_path, latest_session_path, session_id_of
+from miniroom.engine.tool import ClosableTool, CommandLineOffer, Tool
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
 from miniroom.llm.models_json import env_value
 from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, known_providers, resolve_model
 from miniroom.llm.stream import RequestOptions
 from miniroom.tools import builtin_tools
+from miniroom.tools.minimal_bash import TIMEOUT_SETTING, MinimalBashTool
 
 log = logging.getLogger(__name__)
 
@@ -110,16 +122,59 @@ def tool_filter(settings: ProfileSettings, allowlist: Collection[str] | None) ->
 def build_prompt(
     cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any], enabled: ToolFilter
 ) -> str:
+    files = load_context_files(cwd, agent_dir, settings.load_claude_md, settings.load_agents_md)
+    return "\n\n".join(_prompt_parts(cwd, settings, skills, enabled, files))
+
+
+def _prompt_parts(
+    cwd: Path, settings: ProfileSettings, skills: list[Any], enabled: ToolFilter, files: list[ContextFile]
+) -> list[str]:
     base = settings.system_prompt or BASE_PROMPT
     parts = [system_prompt(cwd, base)]
-    context = render_context(
-        load_context_files(cwd, agent_dir, settings.load_claude_md, settings.load_agents_md)
-    )
+    context = render_context(files)
     if context:
         parts.append(context)
     if skills:  # without load_skill only the line asking to load one goes; the list still informs
         parts.append(render_skill_list(skills, load_skill_enabled=enabled("load_skill")))
-    return "\n\n".join(parts)
+    return parts
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What the prompt and the tools are made from."""
+
+    cwd: Path
+    agent_dir: Path
+    settings: ProfileSettings
+    skills: list[Any]
+    enabled: ToolFilter
+    extra_prompt: str
+    tool_allowlist: Collection[str] | None
+
+
+def _prompt_and_tools(
+    facts: _Facts, command_line: CommandLine | None
+) -> tuple[str, list[Tool], CommandLineOffer]:
+    """The system prompt, the tools the model is sent, and what shell commands reach through the CLI."""
+    settings, cwd = facts.settings, facts.cwd
+    files = load_context_files(cwd, facts.agent_dir, settings.load_claude_md, settings.load_agents_md)
+    extra = [facts.extra_prompt] if facts.extra_prompt else []
+    tools = [tool for tool in builtin_tools(facts.skills) if facts.enabled(tool.name)]
+    standard = _prompt_parts(cwd, settings, facts.skills, facts.enabled, files) + extra
+    if command_line is None:
+        return "\n\n".join(standard), tools, CommandLineOffer()
+    instructions = _prompt_parts(cwd, settings, facts.skills, facts.enabled, []) + extra
+    documents = context_documents("\n\n".join(instructions), files, cwd, facts.agent_dir)
+    offered = offered_through_cli(tools, minimal=command_line.minimal)
+    offer = CommandLineOffer(offered, documents, minimal=command_line.minimal)
+    if not command_line.minimal:
+        hint = [CLI_HINT] if facts.enabled("bash") else []
+        return "\n\n".join(standard + hint), tools, offer
+    require_shell(shell_problems(settings, facts.tool_allowlist, command_line.tools_setting))
+    names = [context_name(file, cwd, facts.agent_dir) for file in files]
+    kits = toolkit_names(offer.tools)
+    prompt = minimal_prompt(command_line, cwd, names, kits, settings.minimal_bash_timeout)
+    return prompt, [MinimalBashTool()], offer
 
 
 def request_options(
@@ -164,10 +219,14 @@ def build_agent(
     project_dir: Path | None = None,
     extra_prompt: str = "",
     tool_allowlist: Collection[str] | None = None,
+    command_line: CommandLine | None = None,
+    max_tool_calls_per_turn: int | None = None,
 ) -> Agent:
     """Resolve profile and model, open the session (recording changes) and assemble the agent.
 
     `project_dir` holds the `.miniroom/` settings (default: `cwd`); `extra_prompt` ends the system prompt.
+    With `command_line`, shell commands reach the agent's other tools through `miniroom-agent`; in minimal
+    mode that is all: a short prompt and one Bash tool.
     """
     agent_dir = agent_dir_from_env(env)
     settings_dir = cwd if project_dir is None else project_dir
@@ -187,22 +246,42 @@ def build_agent(
     session.repair_interrupted_tool_calls()
     skills = discover_skills(cwd, agent_dir)
     enabled = tool_filter(settings, tool_allowlist)
-    prompt = build_prompt(cwd, agent_dir, settings, skills, enabled)
+    facts = _Facts(cwd, agent_dir, settings, skills, enabled, extra_prompt, tool_allowlist)
+    prompt, tools, offer = _prompt_and_tools(facts, command_line)
     config = AgentConfig(
         model=model,
-        system_prompt=f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt,
-        tools=[tool for tool in builtin_tools(skills) if enabled(tool.name)],
+        system_prompt=prompt,
+        tools=tools,
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,
         tool_settings={
             "readMaxLines": settings.read_max_lines,
             "parallelBashThreads": settings.parallel_bash_threads,
+            TIMEOUT_SETTING: settings.minimal_bash_timeout,
         },
         retry=retry,
         max_model_requests=settings.max_model_requests,
+        max_tool_calls_per_turn=max_tool_calls_per_turn,
+        command_line=offer,
     )
     return Agent(config, session, client)
+
+
+def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine) -> None:
+    """Minimal or standard mode from the next request on, in the same session (`/mode` in chat)."""
+    settings = session_settings(agent.session)
+    cwd, agent_dir = agent.config.cwd, agent_dir_from_env(env)
+    facts = _Facts(
+        cwd, agent_dir, settings, discover_skills(cwd, agent_dir), tool_filter(settings, None), "", None
+    )
+    prompt, tools, offer = _prompt_and_tools(facts, command_line)
+    for tool in agent.config.tools:
+        if isinstance(tool, ClosableTool):
+            tool.close()
+    agent.reconfigure(
+        dataclasses.replace(agent.config, system_prompt=prompt, tools=tools, command_line=offer)
+    )
 
 
 def _apply(agent: Agent, model: Model, thinking: ThinkingLevel) -> None:

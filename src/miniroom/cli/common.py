@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.minimal import CommandLine
 from miniroom.agent.profile import ProfileError
 from miniroom.engine.agent import Agent
 from miniroom.engine.session import SessionError
@@ -31,10 +32,12 @@ def working_folder(args: argparse.Namespace) -> Path:
 
 
 def agent_from_args(args: argparse.Namespace) -> Agent:
+    """The agent the options name; its shell commands reach its other tools through `miniroom-agent`."""
     cwd = working_folder(args)
     choice = SessionChoice(continue_latest=args.continue_latest, session_id=args.session_id)
+    command_line = CommandLine(minimal=getattr(args, "minimal", False), tools_setting="the tool list")
     try:
-        return build_agent(args.model, cwd, os.environ, choice)
+        return build_agent(args.model, cwd, os.environ, choice, command_line=command_line)
     except (ModelConfigError, ProfileError, SessionError) as error:
         raise CommandError(str(error)) from None
 

@@ -31,10 +31,12 @@ from miniroom.engine.session import Session
 from miniroom.engine.tool import (
     DEFAULT_TOOL_CALL_TIMEOUT,
     ClosableTool,
+    CommandGrants,
+    CommandLineOffer,
     Tool,
     ToolContext,
-    ToolError,
     ToolResult,
+    run_tool_call,
 )
 from miniroom.llm import events as llm_events
 from miniroom.llm.errors import ErrorKind, ProviderFailure
@@ -52,7 +54,6 @@ from miniroom.llm.messages import (
 from miniroom.llm.model import Model
 from miniroom.llm.serialize import message_from_dict
 from miniroom.llm.stream import RequestOptions, stream_response
-from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 
 T = TypeVar("T")
 ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
@@ -69,6 +70,9 @@ class AgentConfig:
     tool_settings: dict[str, Any] = field(default_factory=dict)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
+    max_tool_calls_per_turn: int | None = None  # direct calls; calls through the CLI are counted apart
+    command_line: CommandLineOffer = field(default_factory=CommandLineOffer)
+    command_grants: CommandGrants | None = None  # set per turn by whoever runs it
 
 
 def _running_estimates(messages: list[Message]) -> list[int]:
@@ -76,6 +80,14 @@ def _running_estimates(messages: list[Message]) -> list[int]:
     for message in messages:
         totals.append(totals[-1] + estimate_tokens(message))
     return totals
+
+
+def tool_call_limit_result(limit: int) -> ToolResult:
+    return ToolResult.text(
+        f"This turn has made {limit} tool calls, the most the agent's max_tool_calls_per_turn allows, so "
+        "this call did not run. Answer with what you have, or ask for a new turn to go on.",
+        is_error=True,
+    )
 
 
 def request_limit_failure(limit: int) -> ProviderFailure:
@@ -115,6 +127,7 @@ class Agent:
         self._listeners: list[ev.EventListener] = []
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
+        self._tool_calls = 0  # direct tool calls of the running turn
 
     async def aclose(self) -> None:
         """Close the HTTP connections, the session file, and what the tools hold (their output files)."""
@@ -133,6 +146,15 @@ class Agent:
         for listener in self._listeners:
             listener(event)
 
+    def emit(self, event: ev.AgentEvent) -> None:
+        """Tell the listeners of work done on the turn's behalf (a tool called through the CLI)."""
+        self._emit(event)
+
+    def reconfigure(self, config: AgentConfig) -> None:
+        """Use `config` (another prompt and tools, such as a mode switch) from the next request on."""
+        self.config = config
+        self._tools = {tool.name: tool for tool in config.tools}
+
     def abort(self) -> None:
         """Stop the running turn: the model request is closed and running tools are killed."""
         self._aborted = True
@@ -149,6 +171,7 @@ class Agent:
         if not self.messages or not isinstance(self.messages[-1], UserMessage):
             raise ValueError(f"{self.session.path} does not end with a user message to answer")
         self._aborted = False
+        self._tool_calls = 0
         turn_usage = Usage()
         for _ in range(self.config.max_model_requests):
             message, error = await self._request(turn_usage)
@@ -345,29 +368,15 @@ class Agent:
 
     async def _run_tool(self, call: ToolCall) -> ToolResult:
         """Run one call; every failure becomes an error result the model reads, never a crash."""
-        tool = self._tools.get(call.name)
-        if tool is None:
-            available = ", ".join(sorted(self._tools)) or "none"
-            return ToolResult.text(
-                f"Unknown tool '{call.name}'. Available tools: {available}.", is_error=True
-            )
-        if INVALID_ARGUMENTS_KEY in call.arguments:
-            raw = str(call.arguments[INVALID_ARGUMENTS_KEY])[:500]
-            return ToolResult.text(
-                f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
-            )
-        timeout = self.config.tool_timeout
+        config = self.config
+        self._tool_calls += 1
+        if config.max_tool_calls_per_turn is not None and self._tool_calls > config.max_tool_calls_per_turn:
+            return tool_call_limit_result(config.max_tool_calls_per_turn)
         context = ToolContext(
-            self.config.cwd, timeout, self.config.model.accepts_images, self.config.tool_settings
+            config.cwd,
+            config.tool_timeout,
+            config.model.accepts_images,
+            config.tool_settings,
+            command_grants=config.command_grants,
         )
-        try:
-            params = tool.validate(call.arguments)
-            return await asyncio.wait_for(tool.execute(params, context), timeout)
-        except ToolError as error:
-            return ToolResult.text(str(error), is_error=True)
-        except TimeoutError:
-            return ToolResult.text(
-                f"{call.name} timed out after {timeout:g} seconds and was stopped.", is_error=True
-            )
-        except Exception as error:  # a bug in a tool must not end the turn
-            return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)
+        return await run_tool_call(self._tools.get(call.name), call, context, self._tools)

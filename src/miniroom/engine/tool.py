@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from miniroom.llm.messages import TextContent, ToolSpec, UserContent
+from miniroom.llm.messages import TextContent, ToolCall, ToolSpec, UserContent
+from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 
 DEFAULT_TOOL_CALL_TIMEOUT = 300.0
 
@@ -26,6 +29,27 @@ class ToolResult:
         return cls(content=[TextContent(text)], is_error=is_error, details=dict(details))
 
 
+class CommandTicket(Protocol):
+    """One shell command's access to the agent's other tools (`miniroom-agent`), from its start to its end."""
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """The variables that carry the access into the command's shell."""
+
+    def watch(self, process_group: int) -> None:
+        """The command's process group: while a background job of it runs, the access stays valid."""
+
+    async def close(self, *, cancelled: bool = False) -> list[UserContent]:
+        """The command returned: wait for its calls (cancel them when `cancelled`), refuse new ones; the
+        media its calls returned, for the command's result."""
+
+
+class CommandGrants(Protocol):
+    """A response's access to the agent's tools from shell commands: one ticket per command."""
+
+    async def open_command(self) -> CommandTicket: ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """What a call may know of its surroundings."""
@@ -34,6 +58,7 @@ class ToolContext:
     timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
     accepts_images: bool = False
     settings: dict[str, Any] = field(default_factory=dict)  # profile values a tool reads (readMaxLines, ...)
+    command_grants: CommandGrants | None = None  # shells of this response may call tools through the CLI
 
 
 class Tool(Protocol):
@@ -57,3 +82,38 @@ class ClosableTool(Protocol):
     """A tool holding something (files, processes) to release when its agent closes."""
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class CommandLineOffer:
+    """What an agent's shell commands reach through `miniroom-agent`: tools, and documents to read."""
+
+    tools: Sequence[Tool] = ()
+    documents: Mapping[str, str] = field(default_factory=dict)
+    minimal: bool = False  # the model is sent one shell tool and reaches everything else this way
+
+
+async def run_tool_call(
+    tool: Tool | None, call: ToolCall, ctx: ToolContext, available: Collection[str]
+) -> ToolResult:
+    """Run one call of `tool` (None: the model named no such tool); every failure becomes an error result
+    the model reads, never a crash."""
+    if tool is None:
+        names = ", ".join(sorted(available)) or "none"
+        return ToolResult.text(f"Unknown tool '{call.name}'. Available tools: {names}.", is_error=True)
+    if INVALID_ARGUMENTS_KEY in call.arguments:
+        raw = str(call.arguments[INVALID_ARGUMENTS_KEY])[:500]
+        return ToolResult.text(
+            f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
+        )
+    try:
+        params = tool.validate(call.arguments)
+        return await asyncio.wait_for(tool.execute(params, ctx), ctx.timeout)
+    except ToolError as error:
+        return ToolResult.text(str(error), is_error=True)
+    except TimeoutError:
+        return ToolResult.text(
+            f"{call.name} timed out after {ctx.timeout:g} seconds and was stopped.", is_error=True
+        )
+    except Exception as error:  # a bug in a tool must not end the turn
+        return ToolResult.text(f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)

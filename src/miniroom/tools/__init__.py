@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from miniroom.engine.tool import Tool
+from miniroom.tools.base import BuiltinTool
 from miniroom.tools.bash import BashTool
 from miniroom.tools.edit import EditTool
 from miniroom.tools.find import FindTool
@@ -17,6 +19,21 @@ from miniroom.tools.parallel_bash import ParallelBashTool
 from miniroom.tools.read import ReadTool
 from miniroom.tools.todo_write import TodoWriteTool
 from miniroom.tools.write import WriteTool
+
+# Every built-in tool class, for what is read off the classes (the toolkit table) rather than off instances.
+TOOL_CLASSES: tuple[type[BuiltinTool[Any]], ...] = (
+    ReadTool,
+    BashTool,
+    ParallelBashTool,
+    EditTool,
+    WriteTool,
+    GrepTool,
+    FindTool,
+    GlobTool,
+    LsTool,
+    LoadSkillTool,
+    TodoWriteTool,
+)
 
 
 def builtin_tools(skills: Sequence[SkillRef] = ()) -> list[Tool]:

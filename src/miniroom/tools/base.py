@@ -18,7 +18,8 @@ class Params(BaseModel):
 
 
 def _clean_schema(schema: Any, definitions: dict[str, Any] | None = None) -> Any:
-    """Inline `$ref`s and drop pydantic's `title`s: they cost tokens, and some endpoints mishandle `$ref`."""
+    """Inline `$ref`s and drop pydantic's `title`s and null defaults: they cost tokens (an optional field
+    needs no default to say so), and some endpoints mishandle `$ref`."""
     if isinstance(schema, list):
         return [_clean_schema(item, definitions) for item in schema]
     if not isinstance(schema, dict):
@@ -29,7 +30,7 @@ def _clean_schema(schema: Any, definitions: dict[str, Any] | None = None) -> Any
         return _clean_schema(definitions[reference.removeprefix("#/$defs/")], definitions)
     cleaned = {}
     for key, value in schema.items():
-        if key in ("title", "$defs"):
+        if key in ("title", "$defs") or (key == "default" and value is None):
             continue
         if key == "properties":
             cleaned[key] = {name: _clean_schema(prop, definitions) for name, prop in value.items()}
@@ -47,9 +48,10 @@ def format_validation_error(tool: str, error: ValidationError) -> str:
 
 
 class BuiltinTool(Generic[P]):
-    """Subclasses set `name`, `description`, `params_model` and implement `run` and `summary`."""
+    """Subclasses set `name`, `toolkit`, `description`, `params_model` and implement `run` and `summary`."""
 
     name: ClassVar[str]
+    toolkit: ClassVar[str]  # the group `miniroom-agent` and logs name it by: `files` in `files.read`
     description: ClassVar[str]
     params_model: type[P]
 

@@ -37,6 +37,7 @@ class _Window:
 
 class ReadTool(BuiltinTool[ReadParams]):
     name = "read"
+    toolkit = "files"
     description = (
         "Read a text file, or an image (png, jpg, gif, webp, bmp). Long files are cut; "
         "the result says which offset continues."
