@@ -15,6 +15,7 @@ from miniroom.agent.toolkits import (
     toolkit_names,
 )
 from miniroom.tools import builtin_tools
+from tests.minimal.support import GatedTool
 
 EXPECTED = {
     "read": "files", "write": "files", "edit": "files", "ls": "files", "grep": "files", "find": "files",
@@ -72,3 +73,13 @@ def test_the_cli_never_offers_the_shell_and_in_standard_mode_not_what_delegates(
     assert "parallel_bash" not in minimal
     assert {"read", "todo_write", "load_skill"} <= set(minimal)
     assert toolkit_names(offered_through_cli(tools, minimal=True)) == ["files", "skills", "todo"]
+
+
+def test_in_standard_mode_the_tools_that_delegate_are_called_directly_only() -> None:
+    tools = [*builtin_tools(), GatedTool("agent"), GatedTool("agent_start"), GatedTool("mcp__cal__list")]
+    standard = [tool.name for tool in offered_through_cli(tools, minimal=False)]
+    minimal = [tool.name for tool in offered_through_cli(tools, minimal=True)]
+    assert "agent" not in standard
+    assert "agent_start" not in standard
+    assert "mcp__cal__list" in standard
+    assert {"agent", "agent_start", "mcp__cal__list"} <= set(minimal)

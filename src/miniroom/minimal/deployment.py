@@ -21,11 +21,6 @@ GATEWAY_PATH = "/api/script-gateway"
 API_KEY = "MINIROOM_API_KEY"
 API_TOKEN = "MINIROOM_API_TOKEN"
 OPEN_COMPAT = "OPENAI_COMPAT_ALLOW_UNAUTHENTICATED"
-README_SECTION = "README.md, section “Minimal mode and miniroom-agent”, Deployment requirements"
-SETTINGS_NOTE = (
-    "Deployment settings are environment variables of `miniroom serve` (set them where you start it, such "
-    f"as the .env file your service manager reads) and take effect after a restart; see {README_SECTION}."
-)
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
 

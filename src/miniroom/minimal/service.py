@@ -102,10 +102,14 @@ class AgentCli:
         return self.deployment_problems
 
     def open_response(self, agent: Agent, scope: ResponseScope) -> OpenedResponse:
+        return self.open_workbench(workbench(agent), scope)
+
+    def open_workbench(self, bench: Workbench, scope: ResponseScope) -> OpenedResponse:
+        """A response whose shell commands reach `bench`, acting for `scope` only."""
         self._sweep()
         owner = Owner(scope.agent, scope.requester, scope.conversation)
         grant = ResponseGrant(_response_id(), owner, self.clock())
-        return OpenedResponse(self, Response(grant, workbench(agent), self.book, self.clock))
+        return OpenedResponse(self, Response(grant, bench, self.book, self.clock))
 
     def command(self, token: str | None) -> Command:
         """The command whose ticket `token` is, while its grant works."""

@@ -8,6 +8,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from miniroom.agent.cli_access import CliAccess
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.commands import is_command
 from miniroom.rooms.events import parse_event
@@ -19,10 +20,11 @@ from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.judges import Judgment, NoJudgment
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
 from miniroom.rooms.runtime.messages import MessageHandler
+from miniroom.rooms.runtime.modes import AgentModes
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
 from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.scheduler import TurnScheduler
-from miniroom.rooms.runtime.state_store import ThreadModeStore
+from miniroom.rooms.runtime.state_store import AgentModeStore, ThreadModeStore
 from miniroom.rooms.runtime.turn_queue import TurnQueue
 from miniroom.rooms.runtime.turns import TurnOutcome, TurnRunner
 from miniroom.rooms.transport import Event, RoomTransport
@@ -45,21 +47,29 @@ class RoomRuntime:
         project_dir: Path | None = None,
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
         judgment: Judgment | None = None,
+        cli: CliAccess | None = None,
     ) -> None:
         """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
         (default: the data folder's parent, where `miniroom_data/` usually sits beside config.yaml);
-        `judgment` decides for agents asked to judge a message (default: they keep the mention rule)."""
+        `judgment` decides for agents asked to judge a message (default: they keep the mention rule);
+        `cli` gives the agents' shells `miniroom-agent` (default: none, and no minimal mode)."""
         self.config, self.transport, self.data_dir = config, transport, data_dir
         env = os.environ if env is None else env
         tracking = data_dir / "tracking"
         self.ledger = TurnLedger(tracking)
         self.facts = RoomFacts(config, transport, ThreadModeStore(tracking))
         factory = AgentFactory(config, data_dir, env, project_dir or data_dir.parent)
+        modes = AgentModes(AgentModeStore(tracking), factory, cli)
         runner = TurnRunner(
-            transport, factory, self.ledger, mentions=self.facts.mentioned_agents, edit_interval=edit_interval
+            transport,
+            factory,
+            self.ledger,
+            mentions=self.facts.mentioned_agents,
+            edit_interval=edit_interval,
+            modes=modes,
         )
         self.turns = TurnScheduler(self.ledger, runner, self.facts.agent_name, self._after_turn)
-        context = HandlerContext(transport, self.facts, self.ledger, self.turns)
+        context = HandlerContext(transport, self.facts, self.ledger, self.turns, modes)
         self.messages = MessageHandler(context, Router(config, env), judgment or NoJudgment())
         self.edits = EditHandler(context)
         self.commands = CommandHandler(context)

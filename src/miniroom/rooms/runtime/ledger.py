@@ -38,6 +38,7 @@ class Turn:
     prompt: str
     edit_of: str | None = None  # regenerating: the earlier reply to edit in place
     handoffs: int = 0  # how many hand-offs led here, to stop agents passing a message back and forth forever
+    requester: str = ""  # who asked: the message's sender (a grant for the turn's shells acts for them)
 
 
 @dataclass(frozen=True, slots=True)

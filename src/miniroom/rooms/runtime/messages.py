@@ -79,7 +79,14 @@ class MessageHandler:
         event_id = decision.event.event_id
         for name, outcome in decision.decisions.items():
             if isinstance(outcome, Respond) and not self.context.ledger.answered(event_id, name):
-                turn = Turn(name, outcome.conversation, event_id, prompt, handoffs=handoffs)
+                turn = Turn(
+                    name,
+                    outcome.conversation,
+                    event_id,
+                    prompt,
+                    handoffs=handoffs,
+                    requester=decision.event.sender,
+                )
                 self._while_answering(turn)
                 self.context.turns.submit(turn)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from miniroom.agent.cli_access import cli_access
 from miniroom.agent.profile import ProfileError
 from miniroom.engine import events as ev
 from miniroom.engine.agent import Agent
@@ -17,6 +18,7 @@ from miniroom.llm.model_name import ModelConfigError
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
+from miniroom.rooms.runtime.modes import AgentModes, response_scope
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
 from miniroom.rooms.transport import RoomTransport
@@ -49,8 +51,10 @@ class TurnRunner:
         *,
         mentions: Callable[[str], tuple[str, ...]] = lambda text: (),
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
+        modes: AgentModes | None = None,
     ) -> None:
         self.transport, self.factory, self.ledger = transport, factory, ledger
+        self.modes = modes  # `!mode` choices and the agents' access to miniroom-agent; None: neither
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
@@ -132,15 +136,21 @@ class TurnRunner:
     ) -> str | None:
         """Run the agent's turn with `writer` and `running` listening; the reason it failed, or None."""
         agent: Agent | None = None
+        modes = self.modes
+        minimal = modes is not None and modes.minimal(turn.agent, turn.conversation)  # kept to the turn's end
         try:
+            if modes is not None and minimal and (broken := modes.broken(turn)) is not None:
+                return broken
             path = self.factory.session_path(turn.agent, turn.conversation)
             stored = earlier is not None and rewind_to_prompt(path, earlier.session_leaf, turn.prompt)
-            agent = self.factory.build(turn.agent, turn.conversation)
+            command_line = modes.command_line(turn.agent, minimal=minimal) if modes is not None else None
+            agent = self.factory.build(turn.agent, turn.conversation, command_line)
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
             running.agent = agent
-            ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
+            async with cli_access(modes.access if modes else None, agent, response_scope(turn)):
+                ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
         except _PEOPLE_ERRORS as error:
             return str(error)
         except Exception as error:
