@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 
@@ -156,3 +157,26 @@ async def test_a_runaway_tool_loop_stops_at_the_request_limit(
     again = await agent.prompt("enough, sum up")  # the next turn counts from zero and goes on from there
     assert again.error is None
     assert again.message.text == "stopped looping"
+
+
+async def test_direct_calls_past_max_tool_calls_per_turn_do_not_run(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(
+        Reply(
+            tool_calls=[
+                ("write", {"path": "a.txt", "content": "a"}),
+                ("write", {"path": "b.txt", "content": "b"}),
+            ]
+        ),
+        Reply(tool_calls=[("write", {"path": "c.txt", "content": "c"})]),
+        Reply(text="done"),
+    )
+    agent, _ = make_agent(provider, tmp_path, max_tool_calls_per_turn=2)
+    ended = await agent.prompt("write three files")
+    assert ended.message.text == "done"
+    assert sorted(path.name for path in tmp_path.glob("*.txt")) == ["a.txt", "b.txt"]
+    assert "the most the agent's max_tool_calls_per_turn allows" in json.dumps(provider.requests[2].body)
+    provider.script(Reply(tool_calls=[("write", {"path": "c.txt", "content": "c"})]), Reply(text="again"))
+    await agent.prompt("and the third")  # a new turn counts anew
+    assert (tmp_path / "c.txt").read_text() == "c"

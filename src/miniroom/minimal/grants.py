@@ -13,6 +13,7 @@ from miniroom.minimal.errors import OperationError, refused
 from miniroom.minimal.receipts import Owner
 
 GRANT_LIFETIME_SECONDS = 24 * 60 * 60
+REMEMBERED_ENDS = 4096  # forgotten tickets whose end is still explained, rather than called unknown
 TOKEN_PREFIX = "mra1"
 Clock = Callable[[], float]
 GroupCheck = Callable[[int], bool]  # whether a process group still has a running member
@@ -58,6 +59,7 @@ class GrantRegistry:
     def __init__(self, clock: Clock, group_running: GroupCheck) -> None:
         self.clock, self.group_running = clock, group_running
         self._tickets: dict[str, Ticket] = {}
+        self._ended: dict[str, tuple[bytes, str]] = {}  # ticket id -> (secret, why its grant ended)
 
     def issue(self, grant: ResponseGrant) -> Ticket:
         ticket = Ticket(secrets.token_hex(8), secrets.token_urlsafe(32).encode(), grant)
@@ -73,27 +75,31 @@ class GrantRegistry:
         prefix, _, rest = token.partition(".")
         ticket_id, _, secret = rest.partition(".")
         ticket = self._tickets.get(ticket_id) if prefix == TOKEN_PREFIX else None
+        known = ticket.secret if ticket is not None else self._ended.get(ticket_id, (b"", ""))[0]
         # compare_digest takes the same time wherever the first differing byte is.
-        if ticket is None or not hmac.compare_digest(secret.encode(), ticket.secret):
+        if not known or not hmac.compare_digest(secret.encode(), known):
             raise OperationError(
                 401, "M_UNKNOWN_TOKEN", "unknown grant: it belongs to no running response of this miniroom"
             )
-        reason = ticket.grant.end_reason(self.clock(), self.group_running)
-        if reason is not None:
-            self._forget(ticket.grant)
+        reason = self._ended[ticket_id][1] if ticket is None else self._end_reason(ticket.grant)
+        if ticket is None or reason:
             raise refused(f"this grant no longer works: {reason}")
         return ticket
 
     def sweep(self) -> None:
         """Forget the tickets of grants that ended, so the registry does not grow with every response."""
-        now = self.clock()
         for grant in {ticket.grant for ticket in self._tickets.values()}:
-            if grant.end_reason(now, self.group_running) is not None:
-                self._forget(grant)
+            self._end_reason(grant)
 
     def ticket_ids(self) -> set[str]:
         return set(self._tickets)
 
-    def _forget(self, grant: ResponseGrant) -> None:
-        for ticket_id in [key for key, ticket in self._tickets.items() if ticket.grant is grant]:
-            del self._tickets[ticket_id]
+    def _end_reason(self, grant: ResponseGrant) -> str | None:
+        """Why `grant` ended (its tickets are then forgotten, their end remembered), or None."""
+        reason = grant.end_reason(self.clock(), self.group_running)
+        if reason is not None:
+            for ticket_id in [key for key, ticket in self._tickets.items() if ticket.grant is grant]:
+                self._ended[ticket_id] = (self._tickets.pop(ticket_id).secret, reason)
+            while len(self._ended) > REMEMBERED_ENDS:
+                del self._ended[next(iter(self._ended))]
+        return reason
