@@ -14,7 +14,9 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
+from miniroom.agent.minimal import CLI_HINT
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import clean_env
 from tests.minimal.proxy import CuttingProxy
@@ -107,6 +109,7 @@ def test_mode_minimal_in_a_thread_gives_the_short_prompt_and_the_cli(
     assert replies[3].endswith("wrote it")
     standard, minimal, after = (request.body for request in provider.requests)
     assert len(standard["tools"]) > 1
+    assert CLI_HINT in "".join(block["text"] for block in standard["system"])  # standard mode: one line
     assert [tool["name"] for tool in minimal["tools"]] == ["bash"]
     system = "".join(block["text"] for block in minimal["system"])
     assert system.startswith("You are Helper, an agent in a chat room.")
@@ -276,3 +279,48 @@ def test_the_isolated_gateway_serves_the_cli_routes_and_nothing_else(
     assert f"url=http://127.0.0.1:{gateway}" in output
     assert "rc=0" in output
     assert rooms_on_gateway.status_code == 404
+
+
+def test_a_response_in_progress_keeps_the_mode_it_started_with(
+    tmp_path: Path, serve: ServeProcess, provider: ScriptedProvider
+) -> None:
+    workspace = tmp_path / "miniroom_data" / "workspaces" / "helper"
+    workspace.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(workspace / "hold.fifo")
+    provider.script(bash("cat hold.fifo"), Reply(text="standard to the end"), Reply(text="now minimal"))
+    root = serve.post("take your time")["event_id"]
+    serve.wait_for(lambda: len(provider.requests) == 1, "the turn to start")
+    serve.post("!mode helper minimal", thread_root=root)
+    serve.wait_for(lambda: len(serve.replies_by(HELPER)) == 2, "the command's answer")
+    with open(workspace / "hold.fifo", "w") as writer:
+        writer.write("go\n")
+    answered(serve, root, 2)
+    serve.post("and the next one", thread_root=root)
+    assert answered(serve, root, 3)[2] == "now minimal"
+    running, finishing, next_turn = (request.body for request in provider.requests)
+    assert len(running["tools"]) == len(finishing["tools"]) > 1
+    assert [tool["name"] for tool in next_turn["tools"]] == ["bash"]
+
+
+def test_minimal_turns_fail_once_a_requirement_breaks_until_standard_is_chosen(
+    tmp_path: Path, serve: ServeProcess, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="hello"), Reply(text="standard again"))
+    root = serve.post("hello")["event_id"]
+    answered(serve, root, 1)
+    serve.post("!mode helper minimal", thread_root=root)
+    answered(serve, root, 2)
+    assert serve.stop() == 0
+    config = yaml.safe_load(serve.config.read_text())
+    config["agents"]["helper"]["tools"] = ["read", "ls"]
+    serve.config.write_text(yaml.safe_dump(config))
+    serve.start()
+    serve.post("and now?", thread_root=root)
+    failed = answered(serve, root, 3)[2]
+    assert "Minimal mode needs what this agent or deployment lacks:" in failed
+    assert "- agents.helper.tools in config.yaml does not include bash: add bash to it" in failed
+    assert "Send !mode helper standard in this conversation to answer in standard mode again." in failed
+    serve.post("!mode helper standard", thread_root=root)
+    serve.post("and now?", thread_root=root)
+    assert answered(serve, root, 5)[4] == "standard again"
+    assert len(provider.requests) == 2  # the failed minimal turn asked the model nothing
