@@ -4,6 +4,8 @@ subprocesses against the API `run` starts on loopback, and the scripted provider
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ import pytest
 
 from miniroom.agent.minimal import CLI_HINT
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.cli.test_chat import ChatProcess
 from tests.conftest import MINIROOM, Workspace, clean_env
 
 CALL = "6f1c2b9e-0000-4000-8000-000000000001"
@@ -135,9 +138,26 @@ def test_the_grant_reaches_the_shell_but_no_provider_key(
     assert "sk-test-secret" not in (project.project / "env.txt").read_text()
 
 
-def test_chat_switches_modes_in_the_same_session(project: Workspace, provider: ScriptedProvider) -> None:
-    from tests.cli.test_chat import ChatProcess
+def test_a_turn_without_shell_commands_starts_no_api(project: Workspace, provider: ScriptedProvider) -> None:
+    """The API, its receipts and the web framework cost `run` nothing until a shell command needs them."""
+    provider.script(Reply(text="echo"))
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", MINIROOM, "run", "hi"],
+        cwd=project.project,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    imported = {
+        line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import")
+    }
+    assert "miniroom.cli.agent_access" in imported
+    assert not {"starlette", "uvicorn", "sqlite3", "miniroom.minimal.service", "miniroom.server"} & imported
 
+
+def test_chat_switches_modes_in_the_same_session(project: Workspace, provider: ScriptedProvider) -> None:
     provider.script(Reply(text="minimal answer"), Reply(text="standard answer"))
     chat = ChatProcess(project)
     chat.expect("/help for help")
@@ -163,8 +183,6 @@ def test_the_cli_lives_as_long_as_run_does(project: Workspace, provider: Scripte
     provider.script(bash("env | grep MINIROOM_AGENT_ > grant.env"), Reply(text="ok"))
     assert project.run("run", "--minimal", "look").returncode == 0
     grant = dict(line.split("=", 1) for line in (project.project / "grant.env").read_text().splitlines())
-    import subprocess
-
     late = subprocess.run(
         [str(Path(MINIROOM).with_name("miniroom-agent")), "tools", "list"],
         env={**project.env, **grant},

@@ -86,7 +86,7 @@ async def _turn(agent: Agent, text: str, local: LocalCli) -> None:
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
         with stop_signals_call(loop, agent.abort) as stop:
-            async with cli_access(local.service, agent, local_scope(agent)):
+            async with cli_access(local, agent, local_scope(agent)):
                 await agent.prompt(text)
     finally:
         loop.remove_signal_handler(signal.SIGINT)

@@ -71,7 +71,7 @@ async def _run(agent: Agent, prompt: str, local: LocalCli) -> ev.TurnEnded:
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
         with stop_signals_call(loop, agent.abort):
-            async with cli_access(local.service, agent, local_scope(agent)):
+            async with cli_access(local, agent, local_scope(agent)):
                 return await agent.prompt(prompt)
     finally:
         await local.close()

@@ -4,11 +4,13 @@ status (queued, running, waiting, succeeded, failed) and, once it ended, its out
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import sqlite3
 
 Status = Literal["queued", "running", "waiting", "succeeded", "failed"]
 FINISHED: tuple[Status, ...] = ("succeeded", "failed")
@@ -138,6 +140,8 @@ class ReceiptStore:
 
 
 def _open(path: Path) -> sqlite3.Connection:
+    import sqlite3  # here, so a turn that never calls the CLI does not pay for the import
+
     path.parent.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
     connection.row_factory = sqlite3.Row

@@ -1,6 +1,6 @@
-"""The `miniroom-agent` API of `miniroom run` and `chat`: a loopback socket bound when the first shell command
-needs its address, with the web framework imported and started only once a client connects, so a turn that
-never calls `miniroom-agent` costs no start-up time."""
+"""The `miniroom-agent` API of `miniroom run` and `chat`: a loopback socket bound when the first shell
+command needs its address, with the web framework (all of `miniroom.server`) imported and started only once a
+client connects, so a turn that never calls `miniroom-agent` costs no start-up time."""
 
 from __future__ import annotations
 
