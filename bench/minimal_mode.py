@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from prompt_size import CLEARED, PROTOCOLS, measure, tokens
+from prompt_size import PROTOCOLS, bench_env, measure, tokens
 
 BUDGET_TOKENS = 400
 NOTES = "# Notes\n\n" + "".join(f"- item {index}: keep it short\n" for index in range(40))
@@ -47,19 +46,7 @@ def run(api: str, replies: list[Reply], *args: str) -> list[dict[str, Any]]:
         project = Path(folder, "project")
         project.mkdir()
         (project / "notes.md").write_text(NOTES, encoding="utf-8")
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if key not in CLEARED and not key.startswith("MINI_") and not key.endswith("_API_KEY")
-        }
-        env.update(
-            MINI_AGENT_DIR=str(Path(folder, "mini")),
-            MODEL="scripted/bench-model",
-            MINI_API=api,
-            MINI_BASE_URL=provider.url if api == "anthropic-messages" else provider.openai_base_url,
-            MINI_API_KEY="bench-key",
-            NO_PROXY="127.0.0.1,localhost",
-        )
+        env = bench_env(Path(folder), provider, api)
         provider.script(*replies)
         result = subprocess.run(
             [miniroom, "run", *args, "mark item 7 done in notes.md"],

@@ -13,22 +13,10 @@ from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import clean_env
 from tests.matrix.conftest import MakeHuman, unique
 from tests.matrix.humans import Event, Human
-from tests.matrix.runtime_support import eventually, messages_by, relations
+from tests.matrix.runtime_support import eventually, messages_by, relations, write_config
 from tests.matrix.synapse_server import Synapse
-from tests.runtime.harness import scripted_model
+from tests.minimal.support import bash, tool_output
 from tests.runtime.serve_process import TURN_KEY, ServeProcess
-
-
-def write_config(folder: Path, synapse: Synapse, provider: ScriptedProvider, agent: str, alias: str) -> Path:
-    config = {
-        "models": {"test": scripted_model(provider)},
-        "agents": {agent: {"display_name": "Helper", "model": "test", "rooms": ["lobby"]}},
-        "rooms": {"lobby": {"alias": alias}},
-        "matrix": {"homeserver": synapse.url, "server_name": synapse.server_name},
-    }
-    path = folder / "config.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    return path
 
 
 async def complete_texts(human: Human, room: str, events: list[Event], count: int) -> list[str] | None:
@@ -55,17 +43,6 @@ async def finished_replies(human: Human, room: str, root: str, agent_id: str, co
     return await eventually(check, f"{count} finished replies of {agent_id} in the thread")
 
 
-def bash(command: str) -> Reply:
-    return Reply(tool_calls=[("bash", {"command": command})])
-
-
-def tool_output(body: dict[str, Any]) -> str:
-    last = body["messages"][-1]["content"]
-    return "".join(
-        part["text"] for block in last if block["type"] == "tool_result" for part in block["content"]
-    )
-
-
 async def test_mode_minimal_survives_a_restart_and_the_turn_reaches_the_cli(
     tmp_path: Path, synapse: Synapse, provider: ScriptedProvider, human: MakeHuman
 ) -> None:
@@ -76,7 +53,7 @@ async def test_mode_minimal_survives_a_restart_and_the_turn_reaches_the_cli(
         Reply(text="Listed."),
         Reply(text="Standard again."),
     )
-    config = write_config(tmp_path, synapse, provider, agent, alias)
+    config = write_config(tmp_path, synapse, provider, {agent: "Helper"}, {alias: [agent]})
     serve = ServeProcess(config, clean_env(tmp_path / "mini"), tmp_path / "serve.log", web=False)
     agent_id = f"@miniroom_{agent}:{synapse.server_name}"
     try:
@@ -120,7 +97,7 @@ async def test_mode_in_room_mode_applies_to_the_whole_room_even_from_a_thread(
 ) -> None:
     agent, alias = unique("helper"), unique("roommode")
     provider.script(Reply(text="Standard first."), Reply(text="Room-wide minimal."))
-    config = write_config(tmp_path, synapse, provider, agent, alias)
+    config = write_config(tmp_path, synapse, provider, {agent: "Helper"}, {alias: [agent]})
     data = yaml.safe_load(config.read_text())
     data["agents"][agent]["thread_mode"] = "room"
     config.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -17,6 +17,7 @@ from miniroom.llm.messages import ToolSpec
 from miniroom.minimal.calls import Submission, Workbench
 from miniroom.minimal.receipts import Receipt, ReceiptStore
 from miniroom.minimal.service import AgentCli, OpenedResponse, ShellTicket
+from miniroom.testing.scripted_provider import Reply
 from miniroom.tools.environment import GRANT_TOKEN_VARIABLE
 
 
@@ -144,3 +145,20 @@ async def open_bench(
     response = service.open_workbench(bench, scope)
     ticket = await response.open_command()
     return Bench(service, response, ticket, clock, groups, emitted)
+
+
+def bash(command: str) -> Reply:
+    """A scripted reply calling bash: minimal mode's one tool, and standard mode's shell."""
+    return Reply(tool_calls=[("bash", {"command": command})])
+
+
+def tool_output(body: dict[str, Any]) -> str:
+    """The text of the last tool result in an Anthropic-style request: what the one Bash command printed."""
+    last = body["messages"][-1]["content"]
+    return "".join(
+        part["text"] for block in last if block["type"] == "tool_result" for part in block["content"]
+    )
+
+
+def system_text(body: dict[str, Any]) -> str:
+    return "".join(block["text"] for block in body["system"])

@@ -7,7 +7,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,6 +14,7 @@ from miniroom.agent.minimal import CLI_HINT
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.cli.test_chat import ChatProcess
 from tests.conftest import MINIROOM, Workspace, clean_env
+from tests.minimal.support import bash, system_text, tool_output
 
 CALL = "6f1c2b9e-0000-4000-8000-000000000001"
 READ = "6f1c2b9e-0000-4000-8000-000000000002"
@@ -28,22 +28,6 @@ def project(tmp_path: Path, provider: ScriptedProvider) -> Workspace:
     env.update(MODEL="scripted/test-model", MINI_API="anthropic-messages", MINI_BASE_URL=provider.url)
     env["MINI_API_KEY"] = "sk-test-secret"
     return Workspace(folder, tmp_path / "mini", env)
-
-
-def bash(command: str) -> Reply:
-    return Reply(tool_calls=[("bash", {"command": command})])
-
-
-def tool_output(body: dict[str, Any]) -> str:
-    """The text of the last tool result in a request (the one Bash command's output)."""
-    last = body["messages"][-1]["content"]
-    return "".join(
-        part["text"] for block in last if block["type"] == "tool_result" for part in block["content"]
-    )
-
-
-def system_text(body: dict[str, Any]) -> str:
-    return "".join(block["text"] for block in body["system"])
 
 
 def test_minimal_run_lists_calls_joins_waits_and_reads_context(

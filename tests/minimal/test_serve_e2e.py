@@ -10,7 +10,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -20,6 +19,7 @@ from miniroom.agent.minimal import CLI_HINT
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import clean_env
 from tests.minimal.proxy import CuttingProxy
+from tests.minimal.support import bash, tool_output
 from tests.processes import wait_until
 from tests.runtime.serve_process import ServeProcess, free_port
 from tests.runtime.support import agent_entry, write_config
@@ -48,17 +48,6 @@ def serve_process(
     return process
 
 
-def bash(command: str) -> Reply:
-    return Reply(tool_calls=[("bash", {"command": command})])
-
-
-def tool_output(body: dict[str, Any]) -> str:
-    last = body["messages"][-1]["content"]
-    return "".join(
-        part["text"] for block in last if block["type"] == "tool_result" for part in block["content"]
-    )
-
-
 def answered(serve: ServeProcess, root: str, count: int) -> list[str]:
     """The texts of the agent's first `count` messages in the thread, once each is complete."""
 
@@ -79,6 +68,14 @@ def agent_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[st
     return subprocess.run(
         [AGENT_CLI, *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=60
     )
+
+
+def held_workspace(tmp_path: Path) -> Path:
+    """The agent's workspace, with `hold.fifo`: a command reading it runs until the test writes to it."""
+    workspace = tmp_path / "miniroom_data" / "workspaces" / "helper"
+    workspace.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(workspace / "hold.fifo")
+    return workspace
 
 
 def grant_file(path: Path) -> dict[str, str]:
@@ -152,9 +149,7 @@ def test_a_grant_reaches_only_its_conversation_and_ends_with_its_response(
 def test_a_background_job_keeps_the_grant_for_reading_until_it_ends(
     tmp_path: Path, serve: ServeProcess, provider: ScriptedProvider
 ) -> None:
-    workspace = tmp_path / "miniroom_data" / "workspaces" / "helper"
-    workspace.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(workspace / "hold.fifo")
+    workspace = held_workspace(tmp_path)
     provider.script(
         bash(
             f'miniroom-agent tools call files.write \'{{"path": "a.txt", "content": "A"}}\' --call-id {CALL}'
@@ -187,9 +182,7 @@ def test_a_background_job_keeps_the_grant_for_reading_until_it_ends(
 def test_exit_4_when_miniroom_dies_after_taking_the_call_and_the_receipt_survives_the_restart(
     tmp_path: Path, serve: ServeProcess, provider: ScriptedProvider
 ) -> None:
-    workspace = tmp_path / "miniroom_data" / "workspaces" / "helper"
-    workspace.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(workspace / "hold.fifo")
+    workspace = held_workspace(tmp_path)
     provider.script(
         bash(f"{SAVE_GRANT} > grant.env; cat hold.fifo"),  # holds the response open
         bash(f"miniroom-agent calls get {CALL}; echo rc=$?"),  # the turn, run again after the restart
@@ -284,9 +277,7 @@ def test_the_isolated_gateway_serves_the_cli_routes_and_nothing_else(
 def test_a_response_in_progress_keeps_the_mode_it_started_with(
     tmp_path: Path, serve: ServeProcess, provider: ScriptedProvider
 ) -> None:
-    workspace = tmp_path / "miniroom_data" / "workspaces" / "helper"
-    workspace.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(workspace / "hold.fifo")
+    workspace = held_workspace(tmp_path)
     provider.script(bash("cat hold.fifo"), Reply(text="standard to the end"), Reply(text="now minimal"))
     root = serve.post("take your time")["event_id"]
     serve.wait_for(lambda: len(provider.requests) == 1, "the turn to start")
