@@ -78,4 +78,5 @@ async def test_each_command_gets_its_own_token_and_the_shell_its_variables(tmp_p
     second = await bench.response.open_command()
     assert second.environment["MINIROOM_AGENT_TOKEN"] != bench.token
     assert second.environment["MINIROOM_AGENT_URL"] == "http://127.0.0.1:9"
-    assert "miniroom-agent-" in second.environment["PATH"].split(":")[0]
+    assert second.environment["PATH"].split(":")[0] == str(tmp_path / "agent-bin")
+    assert (tmp_path / "agent-bin" / "miniroom-agent").resolve().name == "miniroom-agent"

@@ -25,19 +25,37 @@ from miniroom.agent.profile import ProfileSettings, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, system_prompt
 from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
+from miniroom.agent.tool_names import allowed_with_requirements
 from miniroom.agent.toolkits import offered_through_cli, toolkit_names
-from miniroom.engine.agent import Agent, AgentConfig
-from miniroom.engine.retry_policy import load_retry_policy
-from miniroom.engine.session import Session, SessionError, directory_for_cwd
-from miniroom.engine.session_index import find_session_path, latest_session_path, session_id_of
-from miniroom.engine.tool import ClosableTool, CommandLineOffer, Tool
-from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
-from miniroom.llm.models_json import env_value
-from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, known_providers, resolve_model
-from miniroom.llm.stream import RequestOptions
-from miniroom.tools import builtin_tools
-from miniroom.tools.minimal_bash import TIMEOUT_SETTING, MinimalBashTool
+from miniroom.engine import (
+    Agent,
+    AgentConfig,
+    ClosableTool,
+    CommandLineOffer,
+    Session,
+    SessionError,
+    Tool,
+    ToolSettings,
+    directory_for_cwd,
+    find_session_path,
+    latest_session_path,
+    load_retry_policy,
+    session_id_of,
+)
+from miniroom.llm import (
+    DEFAULT_THINKING_LEVEL,
+    THINKING_LEVELS,
+    Model,
+    ModelConfigError,
+    RequestOptions,
+    ThinkingLevel,
+    agent_dir_from_env,
+    env_value,
+    known_providers,
+    resolve_model,
+)
+from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
+from miniroom.tools.minimal_bash import MinimalBashTool
 
 log = logging.getLogger(__name__)
 
@@ -255,11 +273,9 @@ def build_agent(
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,
-        tool_settings={
-            "readMaxLines": settings.read_max_lines,
-            "parallelBashThreads": settings.parallel_bash_threads,
-            TIMEOUT_SETTING: settings.minimal_bash_timeout,
-        },
+        tool_settings=ToolSettings(
+            settings.read_max_lines, settings.parallel_bash_threads, settings.minimal_bash_timeout
+        ),
         retry=retry,
         max_model_requests=settings.max_model_requests,
         max_tool_calls_per_turn=max_tool_calls_per_turn,

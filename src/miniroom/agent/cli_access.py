@@ -8,8 +8,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from miniroom.engine.agent import Agent
-from miniroom.engine.tool import CommandGrants
+from miniroom.engine import Agent, CommandGrants
 
 
 @dataclass(frozen=True, slots=True)

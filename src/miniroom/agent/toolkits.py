@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from miniroom.agent.tool_names import AGENT_TOOL_NAMES, CATALOGUE_TOOLS
-from miniroom.engine.tool import Tool
-from miniroom.tools import TOOL_CLASSES
+from miniroom.engine import Tool
+from miniroom.tools import BUILTIN_TOOL_CLASSES
 
 MCP_PREFIX = "mcp__"  # MCP tools reach the model as mcp__<server>__<tool>
 OTHER_TOOLKIT = "other"  # a tool this table does not know yet; a test keeps the built-in ones listed
 TOOLKITS: Mapping[str, str] = MappingProxyType(
     {
-        **{tool.name: tool.toolkit for tool in TOOL_CLASSES},
+        **{tool.name: tool.toolkit for tool in BUILTIN_TOOL_CLASSES},
         **dict.fromkeys(CATALOGUE_TOOLS, "web"),
         **dict.fromkeys(AGENT_TOOL_NAMES, "agents"),
     }

@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING
 
 from miniroom.agent.cli_access import ResponseScope
 from miniroom.cli.local_api import LazyAgentServer
-from miniroom.engine.agent import Agent
-from miniroom.engine.tool import CommandTicket
-from miniroom.llm.registry import agent_dir_from_env
+from miniroom.engine import Agent, CommandTicket
+from miniroom.llm import agent_dir_from_env
 
 if TYPE_CHECKING:
     from miniroom.minimal.service import AgentCli, OpenedResponse

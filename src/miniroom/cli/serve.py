@@ -18,7 +18,7 @@ from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
 from miniroom.cli.serve_api import Listener, agent_cli, api_listener, gateway_listener, is_locked, listen
-from miniroom.config.config_yaml import ConfigError, RoomsConfig
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.paths import config_path, data_dir_for
 from miniroom.minimal.service import AgentCli
 from miniroom.rooms.runtime import RoomRuntime
@@ -173,10 +173,7 @@ def serve_command(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     env = os.environ
     path = config_path(args.config, env)
-    try:
-        config = load_checked_config(path)
-    except ConfigError as error:
-        return fail(str(error))
+    config = load_checked_config(path)
     web = WebOptions(args.host, args.port, args.insecure, api=not args.no_api)
     if config.matrix is None:  # embedded rooms: the web chat listens on --host
         from miniroom.server import TOKEN_VARIABLE

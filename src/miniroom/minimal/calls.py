@@ -13,9 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from miniroom.engine.events import AgentEvent, ToolEnded, ToolStarted
-from miniroom.engine.tool import Tool, ToolContext, ToolResult, run_tool_call
-from miniroom.llm.messages import ToolCall, UserContent
+from miniroom.engine import AgentEvent, Tool, ToolContext, ToolEnded, ToolResult, ToolStarted, run_tool_call
+from miniroom.llm import ToolCall, UserContent
 from miniroom.minimal.catalog import find_tool
 from miniroom.minimal.errors import bad_input, conflict, not_found, refused, too_many
 from miniroom.minimal.grants import Clock, ResponseGrant, Ticket

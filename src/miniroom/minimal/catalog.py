@@ -8,7 +8,7 @@ from typing import Any
 
 from miniroom.agent.toolkits import parse_qualified
 from miniroom.config.problems import did_you_mean
-from miniroom.engine.tool import Tool
+from miniroom.engine import Tool
 from miniroom.minimal.errors import bad_input, not_found
 from miniroom.minimal.search import SearchEntry, rank
 

@@ -1,18 +1,17 @@
 """`miniroom-agent` on the PATH of agents' shell commands, even when miniroom runs from a virtual environment
-nobody activated: a private folder holding only a link to it goes first, so the shell finds nothing else of
-that environment (its python, its pip) before its own."""
+nobody activated: a folder holding only a link to it goes first, so the shell finds nothing else of that
+environment (its python, its pip) before its own. The folder sits beside the receipts (`agent-bin/`)."""
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 SCRIPT = "miniroom-agent"
-_folder: list[Path] = []  # made once per process
+FOLDER = "agent-bin"
+_made: dict[Path, Path | None] = {}  # base folder -> its agent-bin, checked once per process
 
 
 def cli_script() -> Path | None:
@@ -24,21 +23,30 @@ def cli_script() -> Path | None:
     return Path(found) if found else None
 
 
-def cli_folder() -> Path | None:
-    """A private folder with `miniroom-agent` in it, removed at exit; None when it is not installed."""
-    if not _folder:
-        script = cli_script()
-        if script is None:
-            return None
-        folder = Path(tempfile.mkdtemp(prefix="miniroom-agent-"))
-        (folder / SCRIPT).symlink_to(script)
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        _folder.append(folder)
-    return _folder[0]
+def cli_folder(base: Path) -> Path | None:
+    """`base/agent-bin`, holding a link to this installation's `miniroom-agent`; None when not installed."""
+    if base not in _made:
+        _made[base] = _link_folder(base)
+    return _made[base]
 
 
-def path_with_cli(path: str | None) -> str:
+def _link_folder(base: Path) -> Path | None:
+    script = cli_script()
+    if script is None:
+        return None
+    folder = base / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / SCRIPT
+    if not (link.is_symlink() and os.readlink(link) == str(script)):
+        staged = folder / f".{SCRIPT}.{os.getpid()}"
+        staged.unlink(missing_ok=True)
+        staged.symlink_to(script)
+        os.replace(staged, link)  # another installation's link is replaced in one step
+    return folder
+
+
+def path_with_cli(path: str | None, base: Path) -> str:
     """`path` (a PATH value) with the folder holding `miniroom-agent` first."""
-    folder = cli_folder()
+    folder = cli_folder(base)
     parts = [str(folder)] if folder is not None else []
     return os.pathsep.join([*parts, *([path] if path else [])])

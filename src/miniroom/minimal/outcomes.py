@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from miniroom.engine.tool import ToolResult
-from miniroom.llm.messages import ImageContent, TextContent, UserContent
+from miniroom.engine import ToolResult
+from miniroom.llm import ImageContent, TextContent, UserContent
 
 MAX_INLINE_CHARS = 16_000
 PREVIEW_CHARS = 2_000

@@ -12,9 +12,8 @@ from typing import Any
 
 from miniroom.agent.cli_access import ResponseScope
 from miniroom.agent.toolkits import tool_name
-from miniroom.engine.agent import Agent
-from miniroom.engine.tool import ToolContext
-from miniroom.llm.messages import UserContent
+from miniroom.engine import Agent, ToolContext
+from miniroom.llm import UserContent
 from miniroom.minimal import catalog
 from miniroom.minimal.calls import CallBook, Command, Response, Submission, Workbench
 from miniroom.minimal.cli_path import path_with_cli
@@ -75,7 +74,7 @@ class OpenedResponse:
         environment = {
             GRANT_URL_VARIABLE: url,
             GRANT_TOKEN_VARIABLE: ticket.token,
-            "PATH": path_with_cli(os.environ.get("PATH")),
+            "PATH": path_with_cli(os.environ.get("PATH"), self.service.store.path.parent),
         }
         return ShellTicket(command, environment)
 

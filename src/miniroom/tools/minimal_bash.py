@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from miniroom.engine.tool import ToolContext
+from miniroom.engine import ToolContext
 from miniroom.tools.bash import BashParams, BashTool
 from miniroom.tools.shell import CommandText, TimeoutSeconds
-
-TIMEOUT_SETTING = "minimalBashTimeout"
-DEFAULT_TIMEOUT = 120
 
 
 class MinimalBashParams(BashParams):
@@ -26,4 +23,4 @@ class MinimalBashTool(BashTool):
     params_model = MinimalBashParams
 
     def default_timeout(self, ctx: ToolContext) -> int | None:
-        return int(ctx.settings.get(TIMEOUT_SETTING, DEFAULT_TIMEOUT))
+        return ctx.settings.minimal_bash_timeout

@@ -15,8 +15,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from miniroom.engine.tool import CommandGrants, ToolContext, ToolError
-from miniroom.llm.messages import UserContent
+from miniroom.engine import CommandGrants, ToolContext, ToolError
+from miniroom.llm import UserContent
 from miniroom.tools.capture import CapturedOutput, OutputCapture
 from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES

@@ -11,9 +11,8 @@ from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.minimal import CommandLine, shell_problems
 from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.config.config_yaml import AgentEntry, RoomsConfig
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import directory_for_cwd
-from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, resolve_model
+from miniroom.engine import Agent, directory_for_cwd
+from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.rooms.conversation import Conversation
 
 ROOM_CONVERSATION = "room"

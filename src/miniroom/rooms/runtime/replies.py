@@ -9,11 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from miniroom.engine import events as ev
-from miniroom.engine.notices import retry_line
-from miniroom.rooms.runtime.content import (
+from miniroom.engine import AgentEvent, MessageCompleted, RetryScheduled, TextDelta, ToolStarted, retry_line
+from miniroom.rooms.content import (
     MESSAGE_EVENT,
     TurnState,
+    conversation_relation,
     edit_content,
     message_content,
     turn_info,
@@ -25,7 +25,7 @@ DEFAULT_EDIT_INTERVAL = 0.7  # seconds between two edits of a streaming reply
 TOOL_MARK = "🔧"
 EMPTY_REPLY = "(no reply)"
 # Matrix refuses events over 64 KiB, and an edit carries the body twice: longer replies are cut.
-MAX_BODY_BYTES = 30_000
+MAX_REPLY_BYTES = 30_000
 CUT_NOTICE = "\n\n… (cut: the reply is too long for one message)"
 
 
@@ -53,19 +53,19 @@ class ReplyText:
         self.error: str | None = None  # why the turn failed or stopped
         self.ending: str | None = None  # the notice that closes a failed or interrupted reply
 
-    def apply(self, event: ev.AgentEvent) -> bool:
+    def apply(self, event: AgentEvent) -> bool:
         """Take in one engine event; True when the visible text changed."""
-        if isinstance(event, ev.TextDelta):
+        if isinstance(event, TextDelta):
             self._current.append(event.text)
             return bool(event.text)
-        if isinstance(event, ev.ToolStarted):
+        if isinstance(event, ToolStarted):
             self.lines.append(f"{TOOL_MARK} {event.summary}")
             return True
-        if isinstance(event, ev.RetryScheduled):
+        if isinstance(event, RetryScheduled):
             self.lines.append(retry_line(event))
             self.retries.append(_retry_record(event, self.lines[-1]))
             return True
-        if isinstance(event, ev.MessageCompleted):
+        if isinstance(event, MessageCompleted):
             finished = "".join(self._current).strip()
             self._current = []
             if event.message.stop_reason == "error":
@@ -85,14 +85,14 @@ class ReplyText:
 
     def render(self) -> str:
         parts = ["\n".join(self.lines), self.text]
-        body = fit("\n\n".join(part for part in parts if part), MAX_BODY_BYTES)
+        body = fit("\n\n".join(part for part in parts if part), MAX_REPLY_BYTES)
         return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
 
     def turn(self) -> Content:
         return turn_info(self.state, self.retries, self.error)
 
 
-def _retry_record(event: ev.RetryScheduled, line: str) -> dict[str, Any]:
+def _retry_record(event: RetryScheduled, line: str) -> dict[str, Any]:
     wait = int(event.wait_seconds) if float(event.wait_seconds).is_integer() else event.wait_seconds
     return {
         "model": event.model,
@@ -136,7 +136,7 @@ class ReplyWriter:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"reply to {self.target.in_reply_to}")
 
-    def on_event(self, event: ev.AgentEvent) -> None:
+    def on_event(self, event: AgentEvent) -> None:
         if self.reply.apply(event):
             self._wake.set()
 
@@ -174,7 +174,7 @@ class ReplyWriter:
                 await self._post_first(self._first_content(body, mentions, turn))
             else:
                 added = tuple(user for user in mentions if user not in self._sent_mentions)
-                edit = edit_content(self.reply_id, body, mentions=mentions, newly_mentioned=added, turn=turn)
+                edit = edit_content(self.reply_id, message_content(body, mentions, turn=turn), added)
                 await self._post(edit, None)
         except Exception:
             log.exception("Sending a reply in %s as %s failed", self.target.room_id, self.target.sender)
@@ -191,10 +191,8 @@ class ReplyWriter:
             self._on_posted(self.reply_id)
 
     def _first_content(self, body: str, mentions: tuple[str, ...], turn: Content) -> Content:
-        target = self.target
-        return message_content(
-            body, thread_root=target.thread_root, in_reply_to=target.in_reply_to, mentions=mentions, turn=turn
-        )
+        relation = conversation_relation(self.target.thread_root, self.target.in_reply_to)
+        return message_content(body, mentions, relates_to=relation, turn=turn)
 
     async def _post(self, content: Content, txn_id: str | None) -> str:
         sender, room_id = self.target.sender, self.target.room_id
