@@ -37,6 +37,24 @@ def compact(value: Any) -> str:
 MCP_TEST_SERVER = Path(__file__).resolve().parent.parent / "tests" / "mcp" / "server.py"
 
 
+def bench_env(folder: Path, provider: ScriptedProvider, api: str) -> dict[str, str]:
+    """The environment of a `miniroom run` on the scripted provider, with nothing of the user's settings."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in CLEARED and not key.startswith("MINI_") and not key.endswith("_API_KEY")
+    }
+    env.update(
+        MINI_AGENT_DIR=str(folder / "mini"),
+        MODEL="scripted/bench-model",
+        MINI_API=api,
+        MINI_BASE_URL=provider.url if api == "anthropic-messages" else provider.openai_base_url,
+        MINI_API_KEY="bench-key",
+        NO_PROXY="127.0.0.1,localhost",
+    )
+    return env
+
+
 def first_request(api: str, mcp_servers: dict[str, Any] | None = None) -> dict[str, Any]:
     """The body of the first request a default `miniroom run` sends in this protocol (with `mcp_servers` as
     the project's mcp.yml, when given)."""
@@ -48,19 +66,7 @@ def first_request(api: str, mcp_servers: dict[str, Any] | None = None) -> dict[s
         (project / ".miniroom" / "search.yml").write_text(SEARCH_YML, encoding="utf-8")
         if mcp_servers:
             (project / ".miniroom" / "mcp.yml").write_text(json.dumps({"servers": mcp_servers}))
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if key not in CLEARED and not key.startswith("MINI_") and not key.endswith("_API_KEY")
-        }
-        env.update(
-            MINI_AGENT_DIR=str(Path(folder, "mini")),
-            MODEL="scripted/bench-model",
-            MINI_API=api,
-            MINI_BASE_URL=provider.url if api == "anthropic-messages" else provider.openai_base_url,
-            MINI_API_KEY="bench-key",
-            NO_PROXY="127.0.0.1,localhost",
-        )
+        env = bench_env(Path(folder), provider, api)
         provider.script(Reply(text="ok", usage=(1, 1, 0, 0)))
         result = subprocess.run(
             [miniroom, "run", "hi"], cwd=project, env=env, capture_output=True, text=True, timeout=60

@@ -61,6 +61,7 @@ DEFAULTS = [
     ("maxParallelAgents", "max_parallel_agents", 4),
     ("systemPrompt", "system_prompt", None),
     ("sessionHeader", "session_header", None),
+    ("minimalBashTimeout", "minimal_bash_timeout", 120),
 ]
 
 
@@ -119,11 +120,12 @@ profiles:
     maxParallelAgents: 16
     systemPrompt: You review code.
     sessionHeader: X-Review-Session
+    minimalBashTimeout: 20
 """,
     )
     settings = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:full"}).settings
     assert settings == ProfileSettings(False, False, ("read", "ls"), None, 11, 17, 18, 19, 12, 13, "off", 14,
-                                       15, 16, "You review code.", "X-Review-Session")  # fmt: skip
+                                       15, 16, "You review code.", "X-Review-Session", 20)  # fmt: skip
 
 
 # --- precedence -------------------------------------------------------------------------------------------
@@ -189,6 +191,7 @@ ENV_VALUES = [
     ("MINI_PROFILE_MAX_PARALLEL_AGENTS", "1", "max_parallel_agents", 1),
     ("MINI_PROFILE_SYSTEM_PROMPT", "You are terse.\n", "system_prompt", "You are terse.\n"),
     ("MINI_PROFILE_SESSION_HEADER", "X-Team-Session", "session_header", "X-Team-Session"),
+    ("MINI_PROFILE_MINIMAL_BASH_TIMEOUT", "30", "minimal_bash_timeout", 30),
 ]
 
 
@@ -546,7 +549,7 @@ YML_ERRORS = [
      "loadClaudeMd, loadAgentsMd, enabledTools, disabledTools, toolCallTimeout, firstByteTimeout, "
      "idleTimeout, maxModelRequests, maxOutputTokens, "
      "thinkingBudget, thinkingLevel, parallelBashThreads, readMaxLines, maxParallelAgents, systemPrompt, "
-     "sessionHeader"),
+     "sessionHeader, minimalBashTimeout"),
     ("profiles:\n  safe:\n    sessionHeader: 'X Session'\n",
      "3: profiles.safe.sessionHeader: must be an HTTP header name (letters, digits and '-', no spaces), got "
      "\"X Session\""),

@@ -28,7 +28,7 @@ ALL_KEYS = {
     "loadClaudeMd", "loadAgentsMd", "enabledTools", "disabledTools", "toolCallTimeout", "firstByteTimeout",
     "idleTimeout", "maxModelRequests", "maxOutputTokens",
     "thinkingBudget", "thinkingLevel", "parallelBashThreads", "readMaxLines", "maxParallelAgents",
-    "systemPrompt", "sessionHeader",
+    "systemPrompt", "sessionHeader", "minimalBashTimeout",
 }  # fmt: skip
 
 

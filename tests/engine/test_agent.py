@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -241,3 +242,26 @@ async def test_between_tool_batches_a_note_enters_the_turn_before_the_next_reque
     assert "Please wrap up." not in str(provider.requests[2].body["messages"][-1])
     notes = [m for m in agent.messages if isinstance(m, UserMessage)]
     assert [m.text for m in notes] == ["go", "Please wrap up."], "the note is kept in the session"
+
+
+async def test_direct_calls_past_max_tool_calls_per_turn_do_not_run(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
+    provider.script(
+        Reply(
+            tool_calls=[
+                ("write", {"path": "a.txt", "content": "a"}),
+                ("write", {"path": "b.txt", "content": "b"}),
+            ]
+        ),
+        Reply(tool_calls=[("write", {"path": "c.txt", "content": "c"})]),
+        Reply(text="done"),
+    )
+    agent, _ = make_agent(provider, tmp_path, max_tool_calls_per_turn=2)
+    ended = await agent.prompt("write three files")
+    assert ended.message.text == "done"
+    assert sorted(name for name in os.listdir(tmp_path) if name.endswith(".txt")) == ["a.txt", "b.txt"]
+    assert "the most the agent's max_tool_calls_per_turn allows" in json.dumps(provider.requests[2].body)
+    provider.script(Reply(tool_calls=[("write", {"path": "c.txt", "content": "c"})]), Reply(text="again"))
+    await agent.prompt("and the third")  # a new turn counts anew
+    assert (tmp_path / "c.txt").read_text() == "c"

@@ -30,6 +30,7 @@ KEYS = {
         "profiles", "safe", "readonly", "2024", "yes", "loadClaudeMd", "loadAgentsMd", "enabledTools",
         "disabledTools", "toolCallTimeout", "maxOutputTokens", "thinkingBudget", "thinkingLevel",
         "parallelBashThreads", "readMaxLines", "maxParallelAgents", "systemPrompt", "sessionHeader",
+        "minimalBashTimeout",
     ],
     "retry.yml": ["retryIntervalSeconds", "maxAttempts", "backoff"],
     "fetch.yml": [

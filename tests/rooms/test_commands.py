@@ -9,6 +9,7 @@ from miniroom.rooms.commands import (
     HELP_TEXT,
     Command,
     Help,
+    ModeCommand,
     Outcome,
     ResetThreadMode,
     SetThreadMode,
@@ -99,6 +100,7 @@ def test_run(
     overrides = Overrides(before)
     command = parse_command(body)
     assert command is not None
+    assert not isinstance(command, ModeCommand)
     result = carry_out_command(command, room_id=ROOM, sender_is_admin=admin, overrides=overrides)
     assert (result.outcome, result.override, overrides.get(ROOM)) == (outcome, after, after)
     assert reply in result.reply

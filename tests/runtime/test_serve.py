@@ -22,7 +22,8 @@ from tests.runtime.support import agent_entry, write_config
 pytestmark = pytest.mark.e2e  # `miniroom serve` in a subprocess, started through serve_command
 
 SERVE = "import sys; from miniroom.cli.serve import serve_command; from argparse import Namespace; " + (
-    "sys.exit(serve_command(Namespace(config=None, host='127.0.0.1', port=int(sys.argv[1]), insecure=False)))"
+    "sys.exit(serve_command(Namespace(config=None, host='127.0.0.1', port=int(sys.argv[1]), insecure=False, "
+    "no_api=False)))"
 )
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from miniroom.agent.context_files import load_context_files, render_context
+from miniroom.agent.context_files import ContextFile, load_context_files, render_context
 from miniroom.agent.profile import (
     ProfileSettings,
 )
@@ -74,18 +73,28 @@ def tool_filter(settings: ProfileSettings, allowlist: Collection[str] | None) ->
 
 
 def build_prompt(
-    cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any], enabled: ToolFilter
+    cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: Sequence[Skill], enabled: ToolFilter
 ) -> str:
+    files = load_context_files(cwd, agent_dir, settings.load_claude_md, settings.load_agents_md)
+    return "\n\n".join(prompt_parts(cwd, settings, skills, enabled, files))
+
+
+def prompt_parts(
+    cwd: Path,
+    settings: ProfileSettings,
+    skills: Sequence[Skill],
+    enabled: ToolFilter,
+    files: Sequence[ContextFile],
+) -> list[str]:
+    """The base prompt with the working folder, the context files, and the skill list."""
     base = settings.system_prompt or BASE_PROMPT
     parts = [system_prompt(cwd, base)]
-    context = render_context(
-        load_context_files(cwd, agent_dir, settings.load_claude_md, settings.load_agents_md)
-    )
+    context = render_context(files)
     if context:
         parts.append(context)
     if skills:  # without load_skill only the line asking to load one goes; the list still informs
         parts.append(render_skill_list(skills, load_skill_enabled=enabled("load_skill")))
-    return "\n\n".join(parts)
+    return parts
 
 
 def request_options(
@@ -147,7 +156,9 @@ def agent_config(
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,
-        tool_settings=ToolSettings(settings.read_max_lines, settings.parallel_bash_threads),
+        tool_settings=ToolSettings(
+            settings.read_max_lines, settings.parallel_bash_threads, settings.minimal_bash_timeout
+        ),
         retry=retry,
         max_model_requests=settings.max_model_requests,
     )

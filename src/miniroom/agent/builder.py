@@ -12,7 +12,6 @@ import httpx
 
 from miniroom.agent.assembly import (
     agent_config,
-    build_prompt,
     choose_thinking,
     record_model,
     standard_tools,
@@ -20,6 +19,8 @@ from miniroom.agent.assembly import (
 )
 from miniroom.agent.children import ChildBuilder
 from miniroom.agent.external import ExternalSettings, load_external, mcp_servers, turn_hooks
+from miniroom.agent.minimal import CommandLine
+from miniroom.agent.modes import PromptFacts, prompt_and_tools
 from miniroom.agent.profile import (
     ProfileSettings,
     ResolvedProfile,
@@ -121,12 +122,15 @@ def build_agent(
     extra_prompt: str = "",
     tool_allowlist: Collection[str] | None = None,
     external_tools: bool = True,
+    command_line: CommandLine | None = None,
+    max_tool_calls_per_turn: int | None = None,
 ) -> Agent:
     """Resolve profile and model, open the session (recording changes) and assemble the agent.
 
     `project_dir` holds the `.miniroom/` settings (default: `cwd`); `extra_prompt` ends the system prompt.
     Without `external_tools` (a subagent) the agent gets no MCP servers and runs no hook commands; the deny
-    rules of hooks.yml still apply to it.
+    rules of hooks.yml still apply to it. With `command_line`, shell commands reach the agent's other tools
+    through `miniroom-agent`; in minimal mode that is all: a short prompt and one Bash tool.
     """
     agent_dir = agent_dir_from_env(env)
     settings_dir = cwd if project_dir is None else project_dir
@@ -143,7 +147,6 @@ def build_agent(
     interrupted = session.repair_interrupted_tool_calls()
     skills = discover_skills(cwd, agent_dir)
     enabled = tool_filter(settings, tool_allowlist)
-    prompt = build_prompt(cwd, agent_dir, settings, skills, enabled)
     children = ChildBuilder(
         model,
         thinking,
@@ -158,14 +161,19 @@ def build_agent(
     )
     tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
-    full_prompt = f"{prompt}\n\n{extra_prompt}" if extra_prompt else prompt
-    servers = mcp_servers(external, cwd, model_variables or {}, env, enabled) if external_tools else None
-    facts = SessionFacts(session.id, session.path, cwd, model.ref)
-    config = agent_config(model, full_prompt, tools, cwd, settings, thinking, session, retry)
+    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, extra_prompt, tool_allowlist)
+    prompt, sent, offer = prompt_and_tools(facts, tools, command_line)
+    minimal = command_line is not None and command_line.minimal
+    # MCP tools reach the model directly only: minimal mode sends it no schema but the Bash tool's
+    use_servers = external_tools and not minimal
+    servers = mcp_servers(external, cwd, model_variables or {}, env, enabled) if use_servers else None
+    session_facts = SessionFacts(session.id, session.path, cwd, model.ref)
     config = dataclasses.replace(
-        config,
+        agent_config(model, prompt, sent, cwd, settings, thinking, session, retry),
         tool_sources=[servers] if servers is not None and servers.enabled else [],
-        hooks=turn_hooks(external, facts, settings_dir, commands=external_tools),
+        hooks=turn_hooks(external, session_facts, settings_dir, commands=external_tools),
+        max_tool_calls_per_turn=max_tool_calls_per_turn,
+        command_line=offer,
     )
     return Agent(config, session, client)
 

@@ -67,6 +67,7 @@ class ProfileSettings:
     max_parallel_agents: int = 4
     system_prompt: str | None = None  # None: the built-in prompt
     session_header: str | None = None  # None: the provider's usual header
+    minimal_bash_timeout: int = 120  # seconds a minimal-mode bash command runs unless the model says less
 
     def tool_enabled(self, name: str) -> bool:
         """Whether the profile lets this tool in; tools a profile cannot filter always are."""
@@ -161,6 +162,7 @@ class ProfileFields(SettingsModel):
     max_parallel_agents: OptionalPositiveWhole = None
     system_prompt: str | None = None
     session_header: Annotated[str | None, AfterValidator(_check_header_name)] = None
+    minimal_bash_timeout: OptionalPositiveWhole = None
 
     @field_validator("enabled_tools")
     @classmethod

@@ -10,7 +10,9 @@ import signal
 import sys
 from typing import TextIO
 
+from miniroom.agent.cli_access import cli_access
 from miniroom.agent.subagents.progress import SubagentStatus, progress_line
+from miniroom.cli.agent_access import LocalCli, local_cli, local_scope
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import agent_from_args
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable, stop_signals_call
@@ -99,13 +101,14 @@ def _stop_at_prompt(signum: int, frame: object) -> None:
     raise ChatStopped
 
 
-async def _turn(agent: Agent, text: str) -> None:
+async def _turn(agent: Agent, text: str, local: LocalCli) -> None:
     """One turn, with Ctrl-C bound to abort while it runs; SIGTERM or SIGHUP aborts it and ends the chat."""
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
         with stop_signals_call(loop, agent.abort) as stop:
-            await agent.prompt(text)
+            async with cli_access(local, agent, local_scope(agent)):
+                await agent.prompt(text)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
     if stop.signum is not None:
@@ -128,7 +131,7 @@ def _read_line() -> str | None:
         return ""
 
 
-def chat_loop(agent: Agent, runner: asyncio.Runner) -> None:
+def chat_loop(agent: Agent, runner: asyncio.Runner, local: LocalCli) -> None:
     _enable_line_editing()
     view = ChatView(sys.stdout, agent.session_usage)
     agent.subscribe(view)
@@ -146,7 +149,7 @@ def chat_loop(agent: Agent, runner: asyncio.Runner) -> None:
             if run_chat_command(agent, text, runner, os.environ) is ChatAction.EXIT:
                 return
             continue
-        runner.run(_turn(agent, line))
+        runner.run(_turn(agent, line, local))
     print()
 
 
@@ -155,13 +158,15 @@ def chat_command(args: argparse.Namespace) -> int:
     agent = agent_from_args(args)
     for signum in STOP_SIGNALS:
         signal.signal(signum, _stop_at_prompt)
+    local = local_cli(os.environ)
     try:
         with asyncio.Runner() as runner:
             try:
-                chat_loop(agent, runner)
+                chat_loop(agent, runner, local)
             except ChatStopped:
                 return 130
             finally:
+                runner.run(local.close())
                 runner.run(agent.aclose())
     finally:
         agent.session.close()

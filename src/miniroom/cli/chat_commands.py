@@ -1,4 +1,4 @@
-"""The chat's slash commands: /model, /thinking, /compact, /session, /help, /exit."""
+"""The chat's slash commands: /model, /thinking, /mode, /compact, /session, /help, /exit."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import asyncio
 import enum
 from collections.abc import Mapping
 
+from miniroom.agent.minimal import CommandLine
+from miniroom.agent.modes import switch_mode
 from miniroom.agent.switching import switch_model, switch_thinking
 from miniroom.config.errors import UserError
 from miniroom.engine import Agent
@@ -14,6 +16,8 @@ from miniroom.llm import THINKING_LEVELS
 HELP = """\
 /model [provider/model[:thinking]]  show or switch the model (the conversation is kept)
 /thinking [level]                   show or set the thinking level: off minimal low medium high xhigh max
+/mode [minimal|standard]            show or switch: minimal sends a short prompt and one bash tool,
+                                    whose miniroom-agent reaches the other tools
 /compact                            summarize the older part of the conversation now
 /session                            the session id and file
 /exit                               quit (also Ctrl-D); Ctrl-C stops a running turn"""
@@ -40,6 +44,14 @@ def _thinking(agent: Agent, argument: str) -> str:
     return f"thinking: {agent.config.request_options.thinking_level}"
 
 
+def _mode(agent: Agent, argument: str, env: Mapping[str, str]) -> str:
+    if argument not in ("", "minimal", "standard"):
+        raise ValueError(f"Unknown mode '{argument}': use /mode minimal or /mode standard.")
+    if argument:
+        switch_mode(agent, env, CommandLine(minimal=argument == "minimal"))
+    return f"mode: {'minimal' if agent.config.command_line.minimal else 'standard'}"
+
+
 def _compact(agent: Agent, runner: asyncio.Runner) -> str:
     if len(agent.messages) < 2:
         return "nothing to compact yet"
@@ -59,6 +71,8 @@ def run_chat_command(agent: Agent, text: str, runner: asyncio.Runner, env: Mappi
             print(_model(agent, argument, env))
         elif name == "/thinking":
             print(_thinking(agent, argument))
+        elif name == "/mode":
+            print(_mode(agent, argument, env))
         elif name == "/compact":
             print(_compact(agent, runner))
         elif name == "/session":

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.minimal import CommandLine
 from miniroom.config.errors import UserError
 from miniroom.engine import Agent
 from miniroom.web.project import ensure_fetch_file
@@ -30,10 +31,12 @@ def working_folder(args: argparse.Namespace) -> Path:
 
 
 def agent_from_args(args: argparse.Namespace) -> Agent:
+    """The agent the options name; its shell commands reach its other tools through `miniroom-agent`."""
     cwd = working_folder(args)
     choice = SessionChoice(continue_latest=args.continue_latest, session_id=args.session_id)
     ensure_fetch_file(cwd)
-    return build_agent(args.model, cwd, os.environ, choice)
+    command_line = CommandLine(minimal=getattr(args, "minimal", False), tools_setting="the tool list")
+    return build_agent(args.model, cwd, os.environ, choice, command_line=command_line)
 
 
 def money(value: float) -> str:

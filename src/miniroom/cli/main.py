@@ -36,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run one prompt and print the final answer")
     _add_session_options(run)
     run.add_argument("--json", action="store_true", help="print one JSON event per line")
+    run.add_argument(
+        "--minimal",
+        action="store_true",
+        help="minimal mode: a short prompt and one bash tool; the other tools through miniroom-agent",
+    )
     run.add_argument("prompt", nargs="+", help="what the agent should do ('-' reads standard input)")
 
     chat = commands.add_parser("chat", help="talk with the agent interactively")
@@ -55,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default="127.0.0.1", help="web chat address (embedded rooms)")
     serve.add_argument("--port", type=int, default=8765, help="web chat port (embedded rooms)")
+    serve.add_argument(
+        "--no-api",
+        action="store_true",
+        help="serve without the API agents' shells call with miniroom-agent (no minimal mode then)",
+    )
     serve.add_argument(
         "--insecure",
         action="store_true",

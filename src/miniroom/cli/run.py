@@ -6,9 +6,12 @@ import argparse
 import asyncio
 import errno
 import json
+import os
 import signal
 import sys
 
+from miniroom.agent.cli_access import cli_access
+from miniroom.cli.agent_access import LocalCli, local_cli, local_scope
 from miniroom.cli.common import CommandError, agent_from_args, fail
 from miniroom.cli.process import make_non_dumpable, stop_signals_call
 from miniroom.cli.render import (
@@ -63,13 +66,15 @@ def _notice_listener(event: AgentEvent) -> None:
         print(line, file=sys.stderr, flush=True)
 
 
-async def _run(agent: Agent, prompt: str) -> TurnEnded:
+async def _run(agent: Agent, prompt: str, local: LocalCli) -> TurnEnded:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
         with stop_signals_call(loop, agent.abort):
-            return await agent.prompt(prompt)
+            async with cli_access(local, agent, local_scope(agent)):
+                return await agent.prompt(prompt)
     finally:
+        await local.close()
         await agent.aclose()
 
 
@@ -87,7 +92,7 @@ def run_command(args: argparse.Namespace) -> int:
         if (line := recreation_line(agent.session)) is not None:
             print(line, file=sys.stderr, flush=True)
         agent.subscribe(_notice_listener)
-    ended = asyncio.run(_run(agent, prompt))
+    ended = asyncio.run(_run(agent, prompt, local_cli(os.environ)))
     if output.closed:
         raise BrokenPipeError(errno.EPIPE, "the reader of standard output went away")  # see cli.entry
     if ended.error is not None:

@@ -9,7 +9,6 @@ import ipaddress
 import logging
 import os
 import signal
-import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,47 +17,39 @@ from typing import TYPE_CHECKING
 from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
+from miniroom.cli.serve_api import Listener, agent_cli, api_listener, gateway_listener, is_locked, listen
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.paths import config_path, data_dir_for
+from miniroom.minimal.service import AgentCli
 from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.runtime.agents import model_problems
 from miniroom.rooms.transport import RoomTransport
 from miniroom.web.project import ensure_fetch_file
 
 if TYPE_CHECKING:
-    import uvicorn
+    pass
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class Backend:
-    """A transport, plus the web server and clean-up that come with embedded rooms."""
+    """A transport, plus the servers and clean-up that come with it (the web chat, the agents' API)."""
 
     transport: RoomTransport
-    server: uvicorn.Server | None = None
-    url: str | None = None
-    sockets: list[socket.socket] = field(default_factory=list)
+    listeners: list[Listener] = field(default_factory=list)
     close: Callable[[], None] = lambda: None
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """The web chat's listening socket, bound before anything starts so a busy port fails plainly."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
-        return socket.create_server((host, port), family=family)
-    except OSError as error:
-        reason = os.strerror(error.errno) if error.errno else str(error)
-        raise OSError(f"cannot listen on {host}:{port} ({reason}); choose another --port") from None
 
 
 @dataclass(frozen=True)
 class WebOptions:
-    """Where the web chat listens; `insecure` serves other machines without MINIROOM_API_TOKEN."""
+    """Where the web chat (or, on Matrix, the agents' API) listens; `insecure` serves other machines without
+    MINIROOM_API_TOKEN; `api` serves agents' shells `miniroom-agent`."""
 
     host: str
     port: int
     insecure: bool = False
+    api: bool = True
 
 
 @dataclass(frozen=True)
@@ -81,7 +72,7 @@ def is_loopback_host(host: str) -> bool:
 
 def exposure_problem(web: WebOptions, token_variable: str, env: Mapping[str, str]) -> str | None:
     """Why the web chat must not start: other machines could reach it, with no token and no --insecure."""
-    if env.get(token_variable) or web.insecure or is_loopback_host(web.host):
+    if is_locked(env) or web.insecure or is_loopback_host(web.host):
         return None
     return (
         f"--host {web.host} can be reached from other machines, but {token_variable} is not set, so anyone "
@@ -91,7 +82,7 @@ def exposure_problem(web: WebOptions, token_variable: str, env: Mapping[str, str
 
 
 def warn_if_open(web: WebOptions, token_variable: str, env: Mapping[str, str]) -> None:
-    if web.insecure and not env.get(token_variable) and not is_loopback_host(web.host):
+    if web.insecure and not is_locked(env) and not is_loopback_host(web.host):
         log.warning(
             "INSECURE (--insecure): the web chat and its API on %s:%d take requests from anyone who can "
             "reach this address, with no token, and can make the agents run commands; set %s instead",
@@ -101,12 +92,14 @@ def warn_if_open(web: WebOptions, token_variable: str, env: Mapping[str, str]) -
         )
 
 
-def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions) -> Backend:
+def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions, cli: AgentCli | None) -> Backend:
     """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used."""
+    extra = [gateway] if cli is not None and (gateway := gateway_listener(cli, os.environ, web.host)) else []
     if config.matrix is not None:
         from miniroom.transports.matrix import MatrixTransport
 
-        return Backend(MatrixTransport(config.matrix, data_dir))
+        api = [api_listener(cli, web.host, web.port, what="agent API", option="--port")] if cli else []
+        return Backend(MatrixTransport(config.matrix, data_dir), [*api, *extra])
     from miniroom.server import DEFAULT_HOSTS, build_server, create_app
     from miniroom.transports.embedded.store import RoomStore
     from miniroom.transports.embedded.transport import EmbeddedTransport
@@ -115,17 +108,15 @@ def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions) -> Back
     listening = listen(host, port)
     store = RoomStore.open(data_dir)
     names = {key: room.display_name for key, room in config.rooms.items() if room.display_name}
-    server = build_server(
-        create_app(store, allowed_hosts=(*DEFAULT_HOSTS, host), insecure=web.insecure), host=host, port=port
-    )
+    app = create_app(store, allowed_hosts=(*DEFAULT_HOSTS, host), insecure=web.insecure, agent_cli=cli)
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+    chat = Listener(build_server(app, host=host, port=port), listening, f"miniroom: web chat at {url}")
 
     def close() -> None:
         listening.close()
         store.close()
 
-    transport = EmbeddedTransport(store, room_names=names)
-    return Backend(transport, server, url, [listening], close)
+    return Backend(EmbeddedTransport(store, room_names=names), [chat, *extra], close)
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
@@ -136,15 +127,16 @@ async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stopping.set)
     tasks = [asyncio.create_task(runtime.serve(), name="room runtime")]
-    if backend.server is not None:
-        tasks.append(asyncio.create_task(backend.server.serve(sockets=backend.sockets), name="web server"))
-        print(f"miniroom: web chat at {backend.url}", flush=True)
+    for listener in backend.listeners:
+        tasks.append(asyncio.create_task(listener.server.serve(sockets=[listener.socket]), name="web server"))
+        if listener.announce:
+            print(listener.announce, flush=True)
     waiting = asyncio.create_task(stopping.wait())
     try:
         await asyncio.wait([*tasks, waiting], return_when=asyncio.FIRST_COMPLETED)
     finally:
-        if backend.server is not None:
-            backend.server.should_exit = True
+        for listener in backend.listeners:
+            listener.server.should_exit = True
         await runtime.stop()
         for task in [*tasks, waiting]:
             task.cancel()
@@ -155,9 +147,17 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
     data_dir = paths.data_dir
     for problem in model_problems(config, env):
         log.warning(problem)
-    backend = create_backend(config, data_dir, web)
+    exposed = not is_loopback_host(web.host)
+    cli = (
+        agent_cli(env, data_dir, web.host, web.port, insecure=web.insecure, exposed=exposed)
+        if web.api
+        else None
+    )
+    backend = create_backend(config, data_dir, web, cli)
     try:
-        runtime = RoomRuntime(config, backend.transport, data_dir, env=env, project_dir=paths.project_dir)
+        runtime = RoomRuntime(
+            config, backend.transport, data_dir, env=env, project_dir=paths.project_dir, cli=cli
+        )
         await runtime.start()
         log.info(
             "Serving %d agent(s) in %d room(s); data in %s", len(config.agents), len(config.rooms), data_dir
@@ -165,6 +165,8 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
         await run_backend(runtime, backend)
     finally:
         backend.close()
+        if cli is not None:
+            cli.store.close()
 
 
 def serve_command(args: argparse.Namespace) -> int:
@@ -173,7 +175,7 @@ def serve_command(args: argparse.Namespace) -> int:
     env = os.environ
     path = config_path(args.config, env)
     config = load_checked_config(path)
-    web = WebOptions(args.host, args.port, args.insecure)
+    web = WebOptions(args.host, args.port, args.insecure, api=not args.no_api)
     if config.matrix is None:  # embedded rooms: the web chat listens on --host
         from miniroom.server import TOKEN_VARIABLE
 

@@ -100,8 +100,12 @@ class AgentEntry(_Strict):
     room_thread_modes: dict[str, ThreadMode] = Field(default_factory=dict)
     participation: ParticipationConfig | None = None
     mid_turn: MidTurnConfig | None = None
+    # Appended to the short prompt of every minimal-mode request (`!mode <agent> minimal`).
+    minimal_instructions: list[str] = Field(default_factory=list)
+    # Tool calls one response may make; calls through miniroom-agent are counted apart from direct ones.
+    max_tool_calls_per_turn: int | None = Field(default=None, gt=0)
 
-    @field_validator("instructions", mode="before")
+    @field_validator("instructions", "minimal_instructions", mode="before")
     @classmethod
     def _one_instruction(cls, value: object) -> object:
         return [value] if isinstance(value, str) else value

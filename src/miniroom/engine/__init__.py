@@ -50,6 +50,10 @@ from miniroom.engine.session_index import (
     session_id_of,
 )
 from miniroom.engine.tool import (
+    ClosableTool,
+    CommandGrants,
+    CommandLineOffer,
+    CommandTicket,
     Tool,
     ToolContext,
     ToolError,
@@ -57,6 +61,7 @@ from miniroom.engine.tool import (
     ToolSettings,
     ToolSource,
     UntimedTool,
+    run_tool_call,
 )
 
 __all__ = [
@@ -71,6 +76,10 @@ __all__ = [
     "AgentConfig",
     "AgentEvent",
     "BetweenBatches",
+    "ClosableTool",
+    "CommandGrants",
+    "CommandLineOffer",
+    "CommandTicket",
     "CompactTrigger",
     "Compacted",
     "EventListener",
@@ -108,6 +117,7 @@ __all__ = [
     "list_sessions",
     "load_retry_policy",
     "retry_line",
+    "run_tool_call",
     "session_id_of",
     "with_context",
 ]

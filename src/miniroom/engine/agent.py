@@ -20,6 +20,8 @@ from miniroom.engine.session import Session
 from miniroom.engine.tool import (
     DEFAULT_TOOL_CALL_TIMEOUT,
     ClosableTool,
+    CommandGrants,
+    CommandLineOffer,
     Tool,
     ToolContext,
     ToolResult,
@@ -73,6 +75,17 @@ class AgentConfig:
     max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
     tool_sources: Sequence[ToolSource] = ()  # tools beyond `tools` that change during the session (MCP)
     hooks: TurnHooks = NO_HOOKS
+    max_tool_calls_per_turn: int | None = None  # direct calls; calls through the CLI are counted apart
+    command_line: CommandLineOffer = field(default_factory=CommandLineOffer)
+    command_grants: CommandGrants | None = None  # set per turn by whoever runs it
+
+
+def tool_call_limit_result(limit: int) -> ToolResult:
+    return ToolResult.text(
+        f"This turn has made {limit} tool calls, the most the agent's max_tool_calls_per_turn allows, so "
+        "this call did not run. Answer with what you have, or ask for a new turn to go on.",
+        is_error=True,
+    )
 
 
 def request_limit_failure(limit: int) -> ProviderFailure:
@@ -119,6 +132,7 @@ class Agent:
         self._inner: asyncio.Future[Any] | None = None
         self._aborted = False
         self._started = False  # whether the hooks heard of the session's start
+        self._tool_calls = 0  # direct tool calls of the running turn
 
     async def aclose(self) -> None:
         """Close the HTTP connections, the session file, and what the tools hold (their output files)."""
@@ -138,6 +152,15 @@ class Agent:
     def _emit(self, event: ev.AgentEvent) -> None:
         for listener in self._listeners:
             listener(event)
+
+    def emit(self, event: ev.AgentEvent) -> None:
+        """Tell the listeners of work done on the turn's behalf (a tool called through the CLI)."""
+        self._emit(event)
+
+    def reconfigure(self, config: AgentConfig) -> None:
+        """Use `config` (another prompt and tools, such as a mode switch) from the next request on."""
+        self.config = config
+        self._tools = {tool.name: tool for tool in config.tools}
 
     def abort(self) -> None:
         """Stop the running turn: the model request is closed and running tools are killed."""
@@ -181,6 +204,7 @@ class Agent:
             raise ValueError(f"{self.session.path} does not end with a user message to answer")
         self._aborted = False
         self._turn_usage = Usage()
+        self._tool_calls = 0
         try:
             message, error = await self._steps()
         finally:
@@ -376,7 +400,12 @@ class Agent:
         return messages
 
     async def _run_tool(self, call: ToolCall) -> ToolResult:
-        """Run one call unless a hook denies it; what the hooks add follows the result."""
+        """Run one call unless a hook denies it or the turn's call limit is reached; what the hooks add
+        follows the result."""
+        limit = self.config.max_tool_calls_per_turn
+        self._tool_calls += 1
+        if limit is not None and self._tool_calls > limit:
+            return tool_call_limit_result(limit)
         verdict = await self.config.hooks.pre_tool(call)
         if verdict.denied is not None:
             return ToolResult.text(verdict.denied, is_error=True)
@@ -398,6 +427,7 @@ class Agent:
             report=lambda details: self._emit(ev.ToolUpdated(call.id, call.name, details)),
             spend=lambda usage: self._spend(usage, call),
             inbox=self.inbox,
+            command_grants=config.command_grants,
         )
 
     def _spend(self, usage: Usage, call: ToolCall) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -33,12 +33,34 @@ def _ignore(_: Any) -> None:
     return None
 
 
+class CommandTicket(Protocol):
+    """One shell command's access to the agent's other tools (`miniroom-agent`), from its start to its end."""
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """The variables that carry the access into the command's shell."""
+
+    def watch(self, process_group: int) -> None:
+        """The command's process group: while a background job of it runs, the access stays valid."""
+
+    async def close(self, *, cancelled: bool = False) -> list[UserContent]:
+        """The command returned: wait for its calls (cancel them when `cancelled`), refuse new ones; the
+        media its calls returned, for the command's result."""
+
+
+class CommandGrants(Protocol):
+    """A response's access to the agent's tools from shell commands: one ticket per command."""
+
+    async def open_command(self) -> CommandTicket: ...
+
+
 @dataclass(frozen=True)
 class ToolSettings:
     """The profile's values that tools read; the defaults are the profile's built-in ones."""
 
     read_max_lines: int = 500  # readMaxLines: the most lines one read returns
     parallel_bash_threads: int = 5  # parallelBashThreads: commands parallel_bash runs at once
+    minimal_bash_timeout: int = 120  # minimalBashTimeout: seconds a minimal-mode bash command runs
 
 
 @dataclass(frozen=True)
@@ -55,6 +77,7 @@ class ToolContext:
     # Spend made on the turn's behalf (a subagent's requests): counted in the turn's and session's totals.
     spend: Callable[[Usage], None] = _ignore
     inbox: TurnInbox = field(default_factory=TurnInbox)  # the running turn's inbox
+    command_grants: CommandGrants | None = None  # shells of this response may call tools through the CLI
 
 
 class Tool(Protocol):
@@ -86,6 +109,15 @@ class ClosableTool(Protocol):
     """A tool holding something (files, processes) to release when its agent closes."""
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class CommandLineOffer:
+    """What an agent's shell commands reach through `miniroom-agent`: tools, and documents to read."""
+
+    tools: Sequence[Tool] = ()
+    documents: Mapping[str, str] = field(default_factory=dict)
+    minimal: bool = False  # the model is sent one shell tool and reaches everything else this way
 
 
 async def run_tool_call(

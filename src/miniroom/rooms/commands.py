@@ -1,4 +1,5 @@
-"""Room `!` commands: `!thread_mode`, with a help reply when used wrongly. Storage stays with the adapters."""
+"""Room `!` commands: `!thread_mode` and `!mode`, with a help reply when used wrongly. Storage stays with the
+adapters."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import enum
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
+from miniroom.agent.minimal import DEPLOYMENT_NOTE
 from miniroom.config.config_yaml import ThreadMode
 
 ADMIN_POWER_LEVEL = 100
@@ -20,8 +22,17 @@ HELP_TEXT = (
     "!thread_mode (or show, list, status): show this room's thread mode override\n"
     "!thread_mode room: one continuous conversation for the whole room\n"
     "!thread_mode thread: Matrix threads for separate conversations\n"
-    "!thread_mode reset (or clear): use each agent's configured thread_mode again"
+    "!thread_mode reset (or clear): use each agent's configured thread_mode again\n"
+    "!mode AGENT minimal: AGENT answers in this conversation with a short prompt and one bash tool\n"
+    "!mode AGENT show: AGENT's mode in this conversation\n"
+    "!mode AGENT standard (or reset): AGENT answers in standard mode again"
 )
+MODE_ACTIONS: Mapping[str, Literal["minimal", "show", "standard"]] = {
+    "minimal": "minimal",
+    "show": "show",
+    "standard": "standard",
+    "reset": "standard",
+}
 
 
 class ThreadModeOverrides(Protocol):
@@ -56,7 +67,16 @@ class Help:
     problem: str
 
 
-Command = ShowThreadMode | SetThreadMode | ResetThreadMode | Help
+@dataclass(frozen=True, slots=True)
+class ModeCommand:
+    """`!mode AGENT minimal|show|standard|reset`: one agent's mode in this conversation."""
+
+    agent: str
+    action: Literal["minimal", "show", "standard"]
+
+
+ThreadModeCommand = ShowThreadMode | SetThreadMode | ResetThreadMode | Help
+Command = ThreadModeCommand | ModeCommand
 
 
 class Outcome(enum.Enum):
@@ -65,6 +85,7 @@ class Outcome(enum.Enum):
     RESET = "reset"
     DENIED = "denied"
     HELP = "help"
+    UNAVAILABLE = "unavailable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +107,19 @@ def _thread_mode(argument: str) -> Command:
     return Help(f'"!thread_mode {argument}" is not a choice.')
 
 
+def _mode(argument: str) -> Command:
+    words = argument.split()
+    if len(words) == 1:
+        return ModeCommand(words[0], "show")
+    if len(words) == 2 and words[1] in MODE_ACTIONS:
+        return ModeCommand(words[0], MODE_ACTIONS[words[1]])
+    if not words:
+        return Help('"!mode" needs an agent and a choice, e.g. "!mode helper minimal".')
+    return Help(f'"!mode {argument}" is not a choice.')
+
+
 # Every room command by name: a `!word` not listed here is an ordinary message for the agents.
-COMMANDS: Mapping[str, Callable[[str], Command]] = {"thread_mode": _thread_mode}
+COMMANDS: Mapping[str, Callable[[str], Command]] = {"thread_mode": _thread_mode, "mode": _mode}
 
 
 def _known(body: str | None) -> tuple[str, str] | None:
@@ -110,7 +142,7 @@ def parse_command(body: str | None) -> Command | None:
 
 
 def carry_out_command(
-    command: Command, *, room_id: str, sender_is_admin: bool, overrides: ThreadModeOverrides
+    command: ThreadModeCommand, *, room_id: str, sender_is_admin: bool, overrides: ThreadModeOverrides
 ) -> CommandResult:
     """Carry out `command` in `room_id`; only room admins may set or reset the override."""
     current = overrides.get(room_id)
@@ -147,3 +179,69 @@ def is_room_admin(power_levels: object, user_id: str, creators: Iterable[str] = 
     if level is None:
         level = power_levels.get("users_default", 0)
     return type(level) is int and level >= ADMIN_POWER_LEVEL
+
+
+class ModeChange(enum.Enum):
+    NONE = "none"
+    SAVE_MINIMAL = "save minimal"
+    CLEAR = "clear"
+
+
+@dataclass(frozen=True, slots=True)
+class ModeFacts:
+    """What `!mode` is decided from, as the runtime found it."""
+
+    agent: str | None  # the configured agent the command names; None: no agent of that name is here
+    agents_here: tuple[str, ...]
+    may_talk: bool  # the sender may talk to that agent
+    where: str | None  # "this thread" or "this room"; None: a thread agent, asked outside any thread
+    minimal_now: bool
+    problems: tuple[str, ...] = ()  # what minimal mode lacks, each with its fix
+
+
+@dataclass(frozen=True, slots=True)
+class ModeResult:
+    outcome: Outcome
+    reply: str
+    change: ModeChange
+
+
+def run_mode_command(command: ModeCommand, facts: ModeFacts) -> ModeResult:
+    """The reply to `!mode`, and what to store: nothing is saved when minimal mode cannot work."""
+    if facts.agent is None:
+        here = ", ".join(facts.agents_here) or "none"
+        return _mode_result(
+            Outcome.HELP, f"No agent named {command.agent} answers here (agents here: {here})."
+        )
+    agent = facts.agent
+    if not facts.may_talk:
+        return _mode_result(Outcome.DENIED, f"Only people {agent} answers may set its mode.")
+    if facts.where is None:
+        return _mode_result(
+            Outcome.HELP, f"{agent} answers in threads: send !mode inside the thread where you talk with it."
+        )
+    if command.action == "show":
+        return _mode_result(Outcome.SHOWN, describe_mode(agent, facts.minimal_now, facts.where))
+    if command.action == "standard":
+        change = ModeChange.CLEAR if facts.minimal_now else ModeChange.NONE
+        return ModeResult(Outcome.RESET, describe_mode(agent, False, facts.where), change)
+    if facts.problems:
+        listed = "\n".join(f"- {problem}" for problem in facts.problems)
+        reply = f"{agent} cannot answer in minimal mode, so nothing was saved. It needs:\n{listed}"
+        reply += f"\n{DEPLOYMENT_NOTE}"
+        return _mode_result(Outcome.UNAVAILABLE, reply)
+    reply = f"{describe_mode(agent, True, facts.where)} Send !mode {agent} standard to go back."
+    return ModeResult(Outcome.SET, reply, ModeChange.SAVE_MINIMAL)
+
+
+def describe_mode(agent: str, minimal: bool, where: str) -> str:
+    if minimal:
+        return (
+            f"{agent} answers in minimal mode in {where}: a short prompt and one bash tool, whose "
+            "miniroom-agent reaches its other tools."
+        )
+    return f"{agent} answers in standard mode in {where}."
+
+
+def _mode_result(outcome: Outcome, reply: str) -> ModeResult:
+    return ModeResult(outcome, reply, ModeChange.NONE)

@@ -11,7 +11,9 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from miniroom.server import api, page, stream
+from miniroom.minimal.errors import OperationError
+from miniroom.minimal.service import AgentCli
+from miniroom.server import agent_api, api, page, stream
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, http_error, room_error
 from miniroom.server.site import DEFAULT_HOSTS
@@ -26,15 +28,18 @@ def create_app(
     api_token: str | None = None,
     allowed_hosts: Collection[str] = DEFAULT_HOSTS,
     insecure: bool = False,
+    agent_cli: AgentCli | None = None,
 ) -> Starlette:
     """The app serving `store` to requests for `allowed_hosts` (the Host header's name, without port);
     `api_token` (default: MINIROOM_API_TOKEN) protects the API when set. Without a token only loopback
-    clients are served, unless `insecure` opens the API to every client."""
+    clients are served, unless `insecure` opens the API to every client. With `agent_cli` it also serves
+    the `miniroom-agent` routes."""
     app = Starlette(
         routes=[
             *page.ROUTES,
             *api.ROUTES,
             *stream.ROUTES,
+            *(agent_api.ROUTES if agent_cli is not None else ()),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
         middleware=[
@@ -42,7 +47,29 @@ def create_app(
                 AccessGuard, token=api_token or token_from_env(), hosts=allowed_hosts, insecure=insecure
             )
         ],
-        exception_handlers={ApiError: api_error, RoomError: room_error, HTTPException: http_error},
+        exception_handlers={
+            ApiError: api_error,
+            RoomError: room_error,
+            HTTPException: http_error,
+            OperationError: agent_api.operation_error,
+        },
     )
     app.state.store = store
+    app.state.agent_cli = agent_cli
+    return app
+
+
+def create_agent_app(agent_cli: AgentCli) -> Starlette:
+    """Only the `miniroom-agent` routes: the API of `miniroom run` and `chat`, of `serve` on Matrix, and the
+    isolated script gateway's listener."""
+    app = Starlette(
+        routes=agent_api.ROUTES,
+        middleware=[Middleware(AccessGuard, token=None, insecure=True)],
+        exception_handlers={
+            ApiError: api_error,
+            HTTPException: http_error,
+            OperationError: agent_api.operation_error,
+        },
+    )
+    app.state.agent_cli = agent_cli
     return app

@@ -22,12 +22,16 @@ from miniroom.server.site import (
 )
 
 TOKEN_VARIABLE = "MINIROOM_API_TOKEN"
+KEY_VARIABLE = "MINIROOM_API_KEY"  # the same lock under the name worker deployments use
+# `miniroom-agent` requests carry a shell command's grant instead, checked by their routes; a worker's shell
+# may call from another machine and by another host name, and no web page can know a grant.
+GRANT_PATHS = "/api/agent/"
 # EventSource cannot send headers, so the stream alone also takes the token as `?access_token=`.
 _QUERY_TOKEN_PATHS = frozenset({"/api/stream"})
 
 
 def token_from_env() -> str | None:
-    return os.environ.get(TOKEN_VARIABLE) or None
+    return os.environ.get(TOKEN_VARIABLE) or os.environ.get(KEY_VARIABLE) or None
 
 
 class AccessGuard:
@@ -63,6 +67,8 @@ class AccessGuard:
         headers = _headers(scope)
         host = headers.get("host")
         method: str = scope["method"]
+        if str(scope["path"]).startswith(GRANT_PATHS):
+            return content_type_refusal(method, headers.get("content-type"))
         checks = (
             host_refusal(host, self._hosts),
             self._client_refusal(scope),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import uvicorn
 from starlette.applications import Starlette
 
@@ -11,8 +14,19 @@ DEFAULT_PORT = 8765
 _SHUTDOWN_GRACE_SECONDS = 2
 
 
-def build_server(app: Starlette, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> uvicorn.Server:
-    """A uvicorn server for `app`; `await server.serve()` runs it, `server.should_exit = True` stops it."""
+class QuietServer(uvicorn.Server):
+    """A server that leaves the signals to its process: one that runs beside another or beside a turn."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def build_server(
+    app: Starlette, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, handle_signals: bool = True
+) -> uvicorn.Server:
+    """A uvicorn server for `app`; `await server.serve()` runs it, `server.should_exit = True` stops it.
+    Without `handle_signals` the process's own handlers stay in place while it runs."""
     config = uvicorn.Config(
         app,
         host=host,
@@ -21,4 +35,4 @@ def build_server(app: Starlette, *, host: str = DEFAULT_HOST, port: int = DEFAUL
         lifespan="off",
         timeout_graceful_shutdown=_SHUTDOWN_GRACE_SECONDS,
     )
-    return uvicorn.Server(config)
+    return uvicorn.Server(config) if handle_signals else QuietServer(config)

@@ -48,13 +48,14 @@ def format_validation_error(tool: str, error: ValidationError) -> str:
 
 
 class BuiltinTool(Generic[P]):
-    """Subclasses set `name`, `description`, `params_model` and implement `run` and `summary`.
+    """Subclasses set `name`, `toolkit`, `description`, `params_model` and implement `run` and `summary`.
 
     `requires` names a tool this one is in other clothes (parallel_bash runs bash commands): it goes wherever
     that tool goes, and is off wherever that tool is.
     """
 
     name: ClassVar[str]
+    toolkit: ClassVar[str]  # the group `miniroom-agent` and logs name it by: `files` in `files.read`
     description: ClassVar[str]
     requires: ClassVar[str | None] = None
     params_model: type[P]

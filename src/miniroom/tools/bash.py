@@ -15,6 +15,7 @@ from miniroom.tools.shell import (
     TimeoutSeconds,
     effective_timeout,
     one_line_summary,
+    run_granted,
 )
 
 
@@ -27,6 +28,7 @@ class BashParams(Params):
 
 class BashTool(KeepsOutput, BuiltinTool[BashParams]):
     name: ClassVar[str] = "bash"
+    toolkit: ClassVar[str] = "shell"
     description: ClassVar[str] = (
         "Run a shell command (bash -c) in the working folder; stdout and stderr come back merged, cut to "
         "the last 2000 lines or 50 KB, with the full output saved to a file named in the result. "
@@ -34,11 +36,17 @@ class BashTool(KeepsOutput, BuiltinTool[BashParams]):
     )
     params_model = BashParams
 
+    def default_timeout(self, ctx: ToolContext) -> int | None:
+        """Seconds a command runs when the model names none; None: as long as the tool-call timeout."""
+        return None
+
     async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
-        timeout = effective_timeout(params.timeout, ctx)
+        timeout = effective_timeout(params.timeout or self.default_timeout(ctx), ctx)
         shell = ShellCommand(params.command, ctx.cwd, timeout, output=self._output)
-        outcome = await shell.run()
-        return ToolResult.text(outcome.report(), is_error=outcome.failed, **outcome.details())
+        outcome, media = await run_granted(shell, ctx.command_grants)
+        result = ToolResult.text(outcome.report(), is_error=outcome.failed, **outcome.details())
+        result.content.extend(media)
+        return result
 
     def summary(self, arguments: dict[str, Any]) -> str:
         return one_line_summary("Bash", str(arguments.get("command", "")))

@@ -16,7 +16,12 @@ log = logging.getLogger(__name__)
 
 PASS_KEYS_VARIABLE = "MINI_TOOL_KEYS"
 # The names the server and the Matrix transport read (server.auth, transports.matrix.accounts).
-MINIROOM_SECRETS: tuple[str, ...] = ("MINIROOM_API_TOKEN", "MINIROOM_MATRIX_PASSWORD")
+MINIROOM_SECRETS: tuple[str, ...] = ("MINIROOM_API_TOKEN", "MINIROOM_API_KEY", "MINIROOM_MATRIX_PASSWORD")
+# A shell command's own access to the agent's tools (`miniroom-agent`): given to each command apart, so one
+# inherited from miniroom's own environment (miniroom started inside an agent's shell) is never passed on.
+GRANT_URL_VARIABLE = "MINIROOM_AGENT_URL"
+GRANT_TOKEN_VARIABLE = "MINIROOM_AGENT_TOKEN"
+GRANT_VARIABLES: tuple[str, ...] = (GRANT_URL_VARIABLE, GRANT_TOKEN_VARIABLE)
 MINIROOM_SECRET_PREFIXES: tuple[str, ...] = ("MINIROOM_MATRIX_PASSWORD_",)  # one password per agent
 PROVIDER_KEY_VARIABLES: tuple[str, ...] = tuple(
     sorted({"MINI_API_KEY", "TYPESAFE_API_KEY", *(template.key_variable for template in TEMPLATES.values())})
@@ -25,7 +30,7 @@ _warned: set[str] = set()
 
 
 def is_miniroom_secret(name: str) -> bool:
-    return name in MINIROOM_SECRETS or name.startswith(MINIROOM_SECRET_PREFIXES)
+    return name in MINIROOM_SECRETS or name in GRANT_VARIABLES or name.startswith(MINIROOM_SECRET_PREFIXES)
 
 
 def passed_keys(env: Mapping[str, str]) -> frozenset[str]:

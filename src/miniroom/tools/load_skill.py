@@ -54,6 +54,7 @@ class LoadSkillParams(Params):
 
 class LoadSkillTool(BuiltinTool[LoadSkillParams]):
     name = "load_skill"
+    toolkit = "skills"
     description = "Load a skill's full instructions by name."
     params_model = LoadSkillParams
 

@@ -21,6 +21,7 @@ class LsParams(Params):
 
 class LsTool(BuiltinTool[LsParams]):
     name = "ls"
+    toolkit = "files"
     description = "List a folder's entries (dotfiles included), sorted by name; folders end with /."
     params_model = LsParams
 

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
+from miniroom.llm import UserContent
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.bash import BashTool
 from miniroom.tools.capture import OutputCapture
@@ -21,6 +22,7 @@ from miniroom.tools.shell import (
     effective_timeout,
     one_line_summary,
     require_folder,
+    run_granted,
 )
 
 MAX_COMMANDS = 16
@@ -66,6 +68,7 @@ def combined_report(outcomes: list[CommandOutcome], output: OutputFolder) -> tup
 
 class ParallelBashTool(KeepsOutput, BuiltinTool[ParallelBashParams]):
     name: ClassVar[str] = "parallel_bash"
+    toolkit: ClassVar[str] = "shell"
     requires: ClassVar[str | None] = BashTool.name
     description: ClassVar[str] = (
         "Run several shell commands concurrently and get each one's output in an `[i] command` section, "
@@ -82,10 +85,14 @@ class ParallelBashTool(KeepsOutput, BuiltinTool[ParallelBashParams]):
         max_lines = int(MAX_OUTPUT_LINES * _SECTION_SHARE) // count
         max_bytes = int(MAX_OUTPUT_BYTES * _SECTION_SHARE) // count
 
+        media: list[UserContent] = []
+
         async def run_one(command: str) -> CommandOutcome:
             shell = ShellCommand(command, ctx.cwd, timeout, max_lines, max_bytes, self._output)
             async with limit:
-                return await shell.run()
+                outcome, returned = await run_granted(shell, ctx.command_grants)
+            media.extend(returned)
+            return outcome
 
         require_folder(ctx.cwd)
         try:
@@ -100,7 +107,9 @@ class ParallelBashTool(KeepsOutput, BuiltinTool[ParallelBashParams]):
             "full_output_path": full_output_path,
         }
         # Any failure marks the whole result, so it is not missed; the sections say which one failed.
-        return ToolResult.text(text, is_error=any(outcome.failed for outcome in outcomes), **details)
+        result = ToolResult.text(text, is_error=any(outcome.failed for outcome in outcomes), **details)
+        result.content.extend(media)
+        return result
 
     def summary(self, arguments: dict[str, Any]) -> str:
         commands = arguments.get("commands")

@@ -7,15 +7,16 @@ import contextlib
 import os
 import shutil
 import signal
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from miniroom.engine import ToolContext, ToolError
+from miniroom.engine import CommandGrants, ToolContext, ToolError
+from miniroom.llm import UserContent
 from miniroom.tools.capture import CapturedOutput, OutputCapture
 from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
@@ -156,7 +157,7 @@ class _CaptureProtocol(asyncio.SubprocessProtocol):
             self.exited.set_result(None)
 
 
-def _group_running(pgid: int) -> bool:
+def group_running(pgid: int) -> bool:
     """Whether a process of the group still runs; zombies only await reaping (a container's PID 1 may not)."""
     try:
         entries = os.listdir("/proc")
@@ -189,7 +190,7 @@ def _open_gate(transport: asyncio.SubprocessTransport) -> None:
 
 def release_if_done(pgid: int) -> None:
     """Tell the reaper to forget the group once nothing of it runs; background jobs keep it watched."""
-    if not _group_running(pgid):
+    if not group_running(pgid):
         process_reaper().release(pgid)
 
 
@@ -199,7 +200,7 @@ async def kill_tree(pgid: int, exited: asyncio.Future[None]) -> None:
     _signal_group(pgid, signal.SIGTERM)
     # Polling: nothing signals when a process group becomes empty.
     for _ in range(int(KILL_GRACE_SECONDS / _GROUP_POLL_SECONDS)):
-        if not _group_running(pgid):
+        if not group_running(pgid):
             break
         await asyncio.sleep(_GROUP_POLL_SECONDS)
     _signal_group(pgid, signal.SIGKILL)
@@ -216,6 +217,8 @@ class ShellCommand:
     max_lines: int = MAX_OUTPUT_LINES
     max_bytes: int = MAX_OUTPUT_BYTES
     output: OutputFolder | None = None  # where a long output's file goes; None: the process-wide folder
+    environment: Mapping[str, str] = field(default_factory=dict)  # on top of the tool environment
+    on_group: Callable[[int], None] | None = None  # told the command's process group once it started
 
     async def run(self) -> CommandOutcome:
         """Run to the shell's exit; a background job still holding the pipe is left running after a drain."""
@@ -261,7 +264,7 @@ class ShellCommand:
 
     async def _spawn(self, capture: OutputCapture) -> tuple[asyncio.SubprocessTransport, _CaptureProtocol]:
         require_folder(self.cwd)
-        env = child_environment()
+        env = child_environment() | dict(self.environment)
         try:
             transport, protocol = await asyncio.get_running_loop().subprocess_exec(
                 lambda: _CaptureProtocol(capture),
@@ -277,5 +280,24 @@ class ShellCommand:
         except OSError as error:
             raise ToolError(f"Could not start the shell in {self.cwd}: {error}") from None
         process_reaper().watch(transport.get_pid())  # its own session: the group id is the shell's pid
+        if self.on_group is not None:
+            self.on_group(transport.get_pid())
         _open_gate(transport)
         return transport, protocol
+
+
+async def run_granted(
+    shell: ShellCommand, grants: CommandGrants | None
+) -> tuple[CommandOutcome, list[UserContent]]:
+    """Run `shell`, with a ticket of its own to the agent's other tools when the response grants them;
+    the outcome, and the media the command's tool calls returned (they reach the model with its result)."""
+    if grants is None:
+        return await shell.run(), []
+    ticket = await grants.open_command()
+    granted = replace(shell, environment=ticket.environment, on_group=ticket.watch)
+    try:
+        outcome = await granted.run()
+    except BaseException:
+        await ticket.close(cancelled=True)
+        raise
+    return outcome, await ticket.close()

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
-from miniroom.agent.profile import parse_variables
+from miniroom.agent.minimal import CommandLine, shell_problems
+from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.config.config_yaml import AgentEntry, RoomsConfig
 from miniroom.engine import Agent, directory_for_cwd
 from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model
@@ -59,12 +60,17 @@ def safe_name(name: str) -> str:
     return cleaned if cleaned not in ("", ".", "..") else f"_{cleaned}"
 
 
+def room_identity(name: str, agent: AgentEntry) -> str:
+    """Who the agent is in the room: the first line of its prompt, in either mode."""
+    return (
+        f"You are {agent.display_name or name}, an agent in a chat room. Each message you get starts with "
+        "the sender's name. End your reply with @name to hand the conversation to another agent."
+    )
+
+
 def room_prompt(name: str, agent: AgentEntry) -> str:
     """What the agent is told about its place in the room: who it is, its role and its instructions."""
-    lines = [
-        f"You are {agent.display_name or name}, an agent in a chat room. Each message you get starts with "
-        "the sender's name. End your reply with @name to hand the conversation to another agent.",
-    ]
+    lines = [room_identity(name, agent)]
     if agent.role:
         lines.append(f"Your role: {agent.role}")
     lines += agent.instructions
@@ -101,9 +107,34 @@ class AgentFactory:
     def workspace(self, agent: str) -> Path:
         return self.data_dir / "workspaces" / safe_name(agent)
 
-    def build(self, agent: str, conversation: Conversation, team: str | None = None) -> Agent:
+    def command_line(self, agent: str, *, minimal: bool) -> CommandLine:
+        """How the agent's shells reach its other tools; in minimal mode that, its identity and its
+        minimal_instructions are all its prompt holds."""
+        settings = self.config.agents[agent]
+        return CommandLine(
+            minimal=minimal,
+            identity=room_identity(agent, settings),
+            instructions=tuple(settings.minimal_instructions),
+            tools_setting=f"agents.{agent}.tools in config.yaml",
+        )
+
+    def shell_problems(self, agent: str) -> list[str]:
+        """Why the agent has no bash tool (which minimal mode needs), each with its fix."""
+        choice = self.model_choice(agent)
+        profile = resolve_profile(self.project_dir, choice.env, choice.variables)
+        tools = self.config.agents[agent].tools or None
+        return shell_problems(profile.settings, tools, f"agents.{agent}.tools in config.yaml")
+
+    def build(
+        self,
+        agent: str,
+        conversation: Conversation,
+        command_line: CommandLine | None = None,
+        team: str | None = None,
+    ) -> Agent:
         """The agent with its model, profile, working folder and room instructions; raises on bad settings.
-        `team`: the agent works as a member of that team (in a session of its own)."""
+        With `command_line` its shells reach its other tools through `miniroom-agent`; with `team` it works
+        as a member of that team (in a session of its own)."""
         settings = self.config.agents[agent]
         choice = self.model_choice(agent)
         cwd = self.workspace(agent)
@@ -117,4 +148,6 @@ class AgentFactory:
             project_dir=self.project_dir,
             extra_prompt=room_prompt(agent, settings),
             tool_allowlist=settings.tools or None,  # the agent's own allowlist narrows its profile's tools
+            command_line=command_line,
+            max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
         )

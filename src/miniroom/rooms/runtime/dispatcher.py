@@ -8,6 +8,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from miniroom.agent.cli_access import CliAccess
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.dotenv import read_dotenv
 from miniroom.config.settings_file import SettingsFileError
@@ -22,12 +23,13 @@ from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.judges import Judges, Judgment, ParticipationJudges, judgment_problems
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
 from miniroom.rooms.runtime.messages import MessageHandler
+from miniroom.rooms.runtime.modes import AgentModes
 from miniroom.rooms.runtime.participation import ParticipationQueue, Sleep
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
 from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.scheduler import TurnScheduler
 from miniroom.rooms.runtime.slots import JudgmentSlots
-from miniroom.rooms.runtime.state_store import ThreadModeStore
+from miniroom.rooms.runtime.state_store import AgentModeStore, ThreadModeStore
 from miniroom.rooms.runtime.turn_queue import TurnQueue
 from miniroom.rooms.runtime.turns import TurnOutcome, TurnRunner
 from miniroom.rooms.transport import Event, RoomTransport
@@ -52,11 +54,13 @@ class RoomRuntime:
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
         judgment: Judgment | None = None,
         debounce_sleep: Sleep = asyncio.sleep,
+        cli: CliAccess | None = None,
     ) -> None:
         """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
         and the `.env` with TYPESAFE_API_KEY (default: the data folder's parent, where `miniroom_data/`
         usually sits beside config.yaml); `judgment` decides for agents asked to judge a message (default:
-        each agent's participation settings); `debounce_sleep` is the participation debounce's clock."""
+        each agent's participation settings); `debounce_sleep` is the participation debounce's clock; `cli`
+        gives the agents' shells `miniroom-agent` (default: none, and no minimal mode)."""
         self.config, self.transport, self.data_dir = config, transport, data_dir
         env = os.environ if env is None else env
         project_dir = project_dir or data_dir.parent
@@ -66,6 +70,7 @@ class RoomRuntime:
         factory = AgentFactory(config, data_dir, env, project_dir)
         slots = JudgmentSlots()  # every judgment of the process, the router's included
         judges = self.judges = Judges(config, judge_env(env, project_dir), slots)
+        modes = AgentModes(AgentModeStore(tracking), factory, cli)
         runner = TurnRunner(
             transport,
             factory,
@@ -73,9 +78,10 @@ class RoomRuntime:
             mentions=self.facts.mentioned_agents,
             edit_interval=edit_interval,
             mid_turn=MidTurn(judges, transport, self.facts),
+            modes=modes,
         )
         self.turns = TurnScheduler(self.ledger, runner, self.facts.agent_name, self._after_turn)
-        context = HandlerContext(transport, self.facts, self.ledger, self.turns)
+        context = HandlerContext(transport, self.facts, self.ledger, self.turns, modes)
         judgment = judgment or ParticipationJudges(judges, transport, self.facts)
         self.participation = ParticipationQueue(context, judgment, debounce_sleep)
         self.messages = MessageHandler(context, Router(config, env, slots), self.participation)

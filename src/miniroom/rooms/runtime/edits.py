@@ -51,5 +51,12 @@ class EditHandler:
             )
             prompt = EDITED_PROMPT.format(who=who, body=regeneration.body)
             where = reply_conversation(original, conversation, room.thread_mode(regeneration.agent))
-            turn = Turn(regeneration.agent, where, edit.event_id, prompt, edit_of=regeneration.reply_event_id)
+            turn = Turn(
+                regeneration.agent,
+                where,
+                edit.event_id,
+                prompt,
+                edit_of=regeneration.reply_event_id,
+                requester=edit.sender,
+            )
             self.context.turns.submit(turn)

@@ -45,6 +45,8 @@ class Turn:
         """Every message this turn answers, oldest first."""
         return (*self.merged, self.event_id)
 
+    requester: str = ""  # who asked: the message's sender (a grant for the turn's shells acts for them)
+
 
 @dataclass(frozen=True, slots=True)
 class InFlight:

@@ -86,5 +86,12 @@ class MessageHandler:
         arrived = () if self.context.facts.is_agent(event.sender) else (raw_of(event),)
         for name, outcome in decision.decisions.items():
             if isinstance(outcome, Respond) and not self.context.ledger.answered(event.event_id, name):
-                turn = Turn(name, outcome.conversation, event.event_id, prompt, handoffs=handoffs)
+                turn = Turn(
+                    name,
+                    outcome.conversation,
+                    event.event_id,
+                    prompt,
+                    handoffs=handoffs,
+                    requester=event.sender,
+                )
                 self.context.turns.submit(turn, arrived)

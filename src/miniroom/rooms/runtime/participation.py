@@ -111,7 +111,7 @@ class ParticipationQueue:
     ) -> None:
         ledger = self.context.ledger
         turns = [
-            Turn(agent, decision.conversation, event.event_id, prompt)
+            Turn(agent, decision.conversation, event.event_id, prompt, requester=event.sender)
             for event, prompt in zip(events, prompts, strict=True)
             if not ledger.answered(event.event_id, agent)
         ]

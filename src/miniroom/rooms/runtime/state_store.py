@@ -13,6 +13,7 @@ from miniroom.config.json_files import read_json_object, write_json_atomically
 
 log = logging.getLogger(__name__)
 THREAD_MODES_FILE = "thread_modes.json"
+AGENT_MODES_FILE = "agent_modes.json"
 ANSWERED_FILE = "answered.jsonl"
 PENDING_FILE = "pending.json"
 __all__ = ["AnsweredStore", "PendingStore", "ThreadModeStore", "read_json_object", "write_json_atomically"]
@@ -37,6 +38,34 @@ class ThreadModeStore:
 
     def clear(self, room_id: str) -> None:
         if self._modes.pop(room_id, None) is not None:
+            write_json_atomically(self.path, self._modes)
+
+
+class AgentModeStore:
+    """`!mode` choices: the conversations (room, thread or the whole room) where an agent answers in minimal
+    mode, kept across restarts as {agent: {"<room id> <thread root or *>": "minimal"}}."""
+
+    def __init__(self, tracking_dir: Path) -> None:
+        self.path = tracking_dir / AGENT_MODES_FILE
+        self._modes: dict[str, dict[str, str]] = {
+            agent: {key: mode for key, mode in chosen.items() if mode == "minimal"}
+            for agent, chosen in read_json_object(self.path).items()
+            if isinstance(chosen, dict)
+        }
+
+    @staticmethod
+    def key(room_id: str, thread_root: str | None) -> str:
+        return f"{room_id} {thread_root or '*'}"
+
+    def minimal(self, agent: str, room_id: str, thread_root: str | None) -> bool:
+        return self._modes.get(agent, {}).get(self.key(room_id, thread_root)) == "minimal"
+
+    def set_minimal(self, agent: str, room_id: str, thread_root: str | None) -> None:
+        self._modes.setdefault(agent, {})[self.key(room_id, thread_root)] = "minimal"
+        write_json_atomically(self.path, self._modes)
+
+    def clear(self, agent: str, room_id: str, thread_root: str | None) -> None:
+        if self._modes.get(agent, {}).pop(self.key(room_id, thread_root), None) is not None:
             write_json_atomically(self.path, self._modes)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from miniroom.agent.cli_access import cli_access
 from miniroom.config.errors import UserError
 from miniroom.engine import Agent, Session, TurnEnded
 from miniroom.rooms.content import TurnState
@@ -16,6 +17,7 @@ from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.child_threads import ChildThreads
 from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
+from miniroom.rooms.runtime.modes import AgentModes, response_scope
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
 from miniroom.rooms.runtime.team_turns import TeamTurns
@@ -49,10 +51,12 @@ class TurnRunner:
         mentions: Callable[[str], tuple[str, ...]] = lambda text: (),
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
         mid_turn: MidTurn | None = None,
+        modes: AgentModes | None = None,
     ) -> None:
         """`mid_turn` checks a turn's engine agents between tool batches (None: messages only wait)."""
         self.transport, self.factory, self.ledger = transport, factory, ledger
         self.mid_turn = mid_turn
+        self.modes = modes  # `!mode` choices and the agents' access to miniroom-agent; None: neither
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
@@ -176,16 +180,22 @@ class TurnRunner:
         threads: ChildThreads,
     ) -> str | None:
         agent: Agent | None = None
+        modes = self.modes
+        minimal = modes is not None and modes.minimal(turn.agent, turn.conversation)  # kept to the turn's end
         try:
+            if modes is not None and minimal and (broken := modes.broken(turn)) is not None:
+                return broken
             path = self.factory.session_path(turn.agent, turn.conversation)
             stored = earlier is not None and rewind_to_prompt(path, earlier.session_leaf, turn.prompt)
-            agent = self.factory.build(turn.agent, turn.conversation)
+            command_line = modes.command_line(turn.agent, minimal=minimal) if modes is not None else None
+            agent = self.factory.build(turn.agent, turn.conversation, command_line)
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
             agent.subscribe(threads.on_event)
             running.attach(agent)
-            ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
+            async with cli_access(modes.access if modes else None, agent, response_scope(turn)):
+                ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
         finally:
             running.detach()
             if agent is not None:

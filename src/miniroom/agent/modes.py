@@ -1,0 +1,84 @@
+"""An agent's mode: standard (its prompt and every tool's schema) or minimal (a short prompt and one Bash
+tool, the other tools reached through `miniroom-agent`), and what its shell commands reach through the CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from miniroom.agent.assembly import ToolFilter, prompt_parts, standard_tools, tool_filter
+from miniroom.agent.context_files import load_context_files
+from miniroom.agent.minimal import (
+    CLI_HINT,
+    CommandLine,
+    context_documents,
+    context_name,
+    minimal_prompt,
+    require_shell,
+    shell_problems,
+)
+from miniroom.agent.profile import ProfileSettings
+from miniroom.agent.session_settings import session_settings
+from miniroom.agent.skills import Skill, discover_skills
+from miniroom.agent.tool_names import AGENT_TOOL_NAMES
+from miniroom.agent.toolkits import offered_through_cli, toolkit_names
+from miniroom.engine import Agent, ClosableTool, CommandLineOffer, Tool
+from miniroom.llm import agent_dir_from_env
+from miniroom.tools.minimal_bash import MinimalBashTool
+
+
+@dataclass(frozen=True)
+class PromptFacts:
+    """What the prompt is made from."""
+
+    cwd: Path
+    agent_dir: Path
+    settings: ProfileSettings
+    skills: Sequence[Skill]
+    enabled: ToolFilter
+    extra_prompt: str
+    tool_allowlist: Collection[str] | None
+
+
+def prompt_and_tools(
+    facts: PromptFacts, tools: list[Tool], command_line: CommandLine | None
+) -> tuple[str, list[Tool], CommandLineOffer]:
+    """The system prompt, the tools the model is sent, and what shell commands reach through the CLI."""
+    settings, cwd = facts.settings, facts.cwd
+    files = load_context_files(cwd, facts.agent_dir, settings.load_claude_md, settings.load_agents_md)
+    extra = [facts.extra_prompt] if facts.extra_prompt else []
+    standard = prompt_parts(cwd, settings, facts.skills, facts.enabled, files) + extra
+    if command_line is None:
+        return "\n\n".join(standard), tools, CommandLineOffer()
+    instructions = prompt_parts(cwd, settings, facts.skills, facts.enabled, []) + extra
+    documents = context_documents("\n\n".join(instructions), files, cwd, facts.agent_dir)
+    offer = CommandLineOffer(
+        offered_through_cli(tools, minimal=command_line.minimal), documents, minimal=command_line.minimal
+    )
+    if not command_line.minimal:
+        hint = [CLI_HINT] if facts.enabled("bash") else []
+        return "\n\n".join(standard + hint), tools, offer
+    require_shell(shell_problems(settings, facts.tool_allowlist, command_line.tools_setting))
+    names = [context_name(file, cwd, facts.agent_dir) for file in files]
+    prompt = minimal_prompt(
+        command_line, cwd, names, toolkit_names(offer.tools), settings.minimal_bash_timeout
+    )
+    return prompt, [MinimalBashTool()], offer
+
+
+def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine) -> None:
+    """Minimal or standard mode from the next request on, in the same session (`/mode` in chat)."""
+    settings = session_settings(agent.session)
+    cwd, agent_dir = agent.config.cwd, agent_dir_from_env(env)
+    skills, enabled = discover_skills(cwd, agent_dir), tool_filter(settings, None)
+    current = [*agent.config.tools, *agent.config.command_line.tools]
+    kept = list({tool.name: tool for tool in current if tool.name in AGENT_TOOL_NAMES}.values())
+    for tool in agent.config.tools:
+        if isinstance(tool, ClosableTool):
+            tool.close()
+    tools = standard_tools(skills, enabled, cwd, {}, env) + kept
+    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None)
+    prompt, sent, offer = prompt_and_tools(facts, tools, command_line)
+    agent.reconfigure(dataclasses.replace(agent.config, system_prompt=prompt, tools=sent, command_line=offer))

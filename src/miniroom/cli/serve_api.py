@@ -1,0 +1,102 @@
+"""The `miniroom-agent` API of `miniroom serve`: the service behind it, and its listeners besides the web
+chat's (on Matrix, the API alone at --host:--port; an isolated script gateway's own port)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from miniroom.minimal.deployment import (
+    Deployment,
+    DeploymentError,
+    cli_url,
+    deployment_problems,
+    gateway_port,
+    reachable_url,
+)
+from miniroom.minimal.receipts import RECEIPTS_FILE, ReceiptStore
+from miniroom.minimal.service import AgentCli
+
+if TYPE_CHECKING:
+    import uvicorn
+
+log = logging.getLogger(__name__)
+LOCK_VARIABLES = ("MINIROOM_API_TOKEN", "MINIROOM_API_KEY")
+
+
+@dataclass
+class Listener:
+    """A server on a socket bound before anything starts; `announce` is printed once it serves."""
+
+    server: uvicorn.Server
+    socket: socket.socket
+    announce: str | None = None
+
+
+def listen(host: str, port: int, option: str = "--port") -> socket.socket:
+    """A listening socket, bound before anything starts so a busy port fails plainly."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise OSError(f"cannot listen on {host}:{port} ({reason}); choose another {option}") from None
+
+
+def is_locked(env: Mapping[str, str]) -> bool:
+    return any(env.get(name) for name in LOCK_VARIABLES)
+
+
+def agent_cli(
+    env: Mapping[str, str], data_dir: Path, host: str, port: int, *, insecure: bool, exposed: bool
+) -> AgentCli:
+    """The service for agents' shells; what the deployment lacks for it is logged, and keeps it off."""
+    api_url = reachable_url(host, port)
+    deployment = Deployment(api_url, exposed=exposed, open_access=insecure and not is_locked(env))
+    problems = deployment_problems(env, deployment)
+    try:
+        url = cli_url(env, api_url)
+    except DeploymentError:
+        url = api_url  # the problem is listed: shells get no grant
+    for problem in problems:
+        log.warning(
+            "Agents' shells get no miniroom-agent and no minimal mode until this is fixed: %s", problem
+        )
+
+    async def address() -> str:
+        return url
+
+    return AgentCli(ReceiptStore(data_dir / RECEIPTS_FILE), address, deployment_problems=problems)
+
+
+def api_listener(service: AgentCli, host: str, port: int, *, what: str, option: str) -> Listener:
+    """The `miniroom-agent` routes alone on (host, port)."""
+    from miniroom.server.app import create_agent_app
+    from miniroom.server.serve import build_server
+
+    listening = listen(host, port, option)
+    server = build_server(create_agent_app(service), host=host, port=port, handle_signals=False)
+    shown = f"[{host}]" if ":" in host else host
+    return Listener(server, listening, f"miniroom: {what} at http://{shown}:{port}/")
+
+
+def gateway_listener(service: AgentCli, env: Mapping[str, str], host: str) -> Listener | None:
+    """The isolated script gateway's listener, which serves the CLI routes only, when configured."""
+    try:
+        port = gateway_port(env)
+    except DeploymentError:
+        return None  # listed among the deployment's problems
+    if port is None:
+        return None
+    return api_listener(
+        service,
+        host,
+        port,
+        what="script gateway (miniroom-agent)",
+        option="port in MINIROOM_SCRIPT_GATEWAY_PORT",
+    )

@@ -1,0 +1,155 @@
+"""The service behind `miniroom-agent`: it opens each response's grant (the `CliAccess` the room runtime and
+the commands use) and answers the operations the HTTP routes pass on, for the bearer of a ticket's token."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from miniroom.agent.cli_access import ResponseScope
+from miniroom.agent.toolkits import tool_name
+from miniroom.engine import Agent, ToolContext
+from miniroom.llm import UserContent
+from miniroom.minimal import catalog
+from miniroom.minimal.calls import CallBook, Command, Response, Submission, Workbench
+from miniroom.minimal.cli_path import path_with_cli
+from miniroom.minimal.grants import Clock, GrantRegistry, GroupCheck, ResponseGrant
+from miniroom.minimal.receipts import Owner, Receipt, ReceiptStore
+from miniroom.tools.environment import GRANT_TOKEN_VARIABLE, GRANT_URL_VARIABLE
+from miniroom.tools.shell import group_running
+
+Address = Callable[[], Awaitable[str]]  # the URL shell commands call; may start the server first
+
+
+def workbench(agent: Agent) -> Workbench:
+    """What the agent's shell commands reach: its CLI tools and documents, run as its own calls run."""
+    config = agent.config
+    offer = config.command_line
+    return Workbench(
+        tools={tool_name(tool.name).qualified: tool for tool in offer.tools},
+        documents=dict(offer.documents),
+        context=ToolContext(
+            config.cwd, config.tool_timeout, config.model.accepts_images, config.tool_settings
+        ),
+        max_calls=config.max_tool_calls_per_turn,
+        emit=agent.emit,
+        workspace=config.cwd,
+    )
+
+
+@dataclass(eq=False)
+class ShellTicket:
+    """A command's ticket as the shell tools see it (`CommandTicket`)."""
+
+    command: Command
+    environment: Mapping[str, str]
+
+    def watch(self, process_group: int) -> None:
+        self.command.response.grant.groups.append(process_group)
+
+    async def close(self, *, cancelled: bool = False) -> list[UserContent]:
+        return await self.command.close(cancelled=cancelled)
+
+
+@dataclass(eq=False)
+class OpenedResponse:
+    """One response's grant (`OpenResponse`): a ticket per shell command, until it closes."""
+
+    service: AgentCli
+    response: Response
+
+    @property
+    def grants(self) -> OpenedResponse:
+        return self
+
+    async def open_command(self) -> ShellTicket:
+        url = await self.service.address()
+        ticket = self.service.registry.issue(self.response.grant)
+        command = Command(ticket, self.response)
+        self.service.commands[ticket.ticket_id] = command
+        environment = {
+            GRANT_URL_VARIABLE: url,
+            GRANT_TOKEN_VARIABLE: ticket.token,
+            "PATH": path_with_cli(os.environ.get("PATH"), self.service.store.path.parent),
+        }
+        return ShellTicket(command, environment)
+
+    async def close(self) -> None:
+        await self.response.end()
+
+
+@dataclass(eq=False)
+class AgentCli:
+    """Grants for responses, and the operations of their tickets' bearers."""
+
+    store: ReceiptStore
+    address: Address
+    deployment_problems: Sequence[str] = ()
+    clock: Clock = time.time
+    group_running: GroupCheck = group_running
+    commands: dict[str, Command] = field(default_factory=dict)  # by ticket id
+
+    def __post_init__(self) -> None:
+        self.registry = GrantRegistry(self.clock, self.group_running)
+        self.book = CallBook(self.store)
+
+    def problems(self) -> Sequence[str]:
+        return self.deployment_problems
+
+    def open_response(self, agent: Agent, scope: ResponseScope) -> OpenedResponse:
+        return self.open_workbench(workbench(agent), scope)
+
+    def open_workbench(self, bench: Workbench, scope: ResponseScope) -> OpenedResponse:
+        """A response whose shell commands reach `bench`, acting for `scope` only."""
+        self._sweep()
+        owner = Owner(scope.agent, scope.requester, scope.conversation)
+        grant = ResponseGrant(_response_id(), owner, self.clock())
+        return OpenedResponse(self, Response(grant, bench, self.book, self.clock))
+
+    def command(self, token: str | None) -> Command:
+        """The command whose ticket `token` is, while its grant works."""
+        ticket = self.registry.verify(token)
+        return self.commands[ticket.ticket_id]
+
+    # The operations, each for the bearer of `token`
+
+    def list_tools(self, token: str | None) -> dict[str, Any]:
+        return catalog.list_tools(self.command(token).response.bench.tools)
+
+    def search_tools(self, token: str | None, query: str, limit: int) -> dict[str, Any]:
+        return catalog.search_tools(self.command(token).response.bench.tools, query, limit)
+
+    def describe_tool(self, token: str | None, name: str) -> dict[str, Any]:
+        return catalog.describe_tool(self.command(token).response.bench.tools, name)
+
+    async def submit(self, token: str | None, submission: Submission) -> Receipt:
+        command = self.command(token)
+        return await command.response.submit(command, submission)
+
+    def get(self, token: str | None, call_id: str) -> Receipt:
+        return self.command(token).response.get(call_id)
+
+    async def wait(self, token: str | None, call_id: str, within: float) -> Receipt:
+        return await self.command(token).response.wait(call_id, within)
+
+    def context_list(self, token: str | None) -> dict[str, Any]:
+        return catalog.context_list(self.command(token).response.bench.documents)
+
+    def context_read(self, token: str | None, name: str, offset: int, limit: int) -> dict[str, Any]:
+        bench = self.command(token).response.bench
+        return catalog.context_read(bench.documents, bench.tools, name, offset, limit)
+
+    def _sweep(self) -> None:
+        """Forget the commands of grants that ended, so the service does not grow with every response."""
+        self.registry.sweep()
+        live = self.registry.ticket_ids()
+        for ticket_id in [key for key in self.commands if key not in live]:
+            del self.commands[ticket_id]
+
+
+def _response_id() -> str:
+    return secrets.token_hex(8)
