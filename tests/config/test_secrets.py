@@ -21,12 +21,12 @@ CONFIG = {"models": {"default": {"model": "a/b", "variables": ["MINI_API_KEY=sk-
 
 
 def test_keys_passwords_and_key_variables_are_masked_and_references_are_not() -> None:
-    shown, count = masked(SERVICES)
+    shown, values = masked(SERVICES)
     settings = [service["settings"] for service in shown["services"]]
     assert settings[0] == {"ApiKey": MASK, "TimeoutSec": 30}
     assert settings[1] == {"ApiKey": "$BRAVE_API_KEY"}
     assert settings[2]["ProxyPassword"] == MASK
-    assert count == 2
+    assert values == ["sk-live-1", "hunter2"]
     assert masked(CONFIG)[0]["models"]["default"]["variables"] == [f"MINI_API_KEY={MASK}", "MINI_API=openai"]
 
 

@@ -27,6 +27,8 @@ from miniroom.rooms.transport import RoomTransport
 if TYPE_CHECKING:
     import uvicorn
 
+    from miniroom.server.project import Project
+
 log = logging.getLogger(__name__)
 
 
@@ -39,6 +41,7 @@ class Backend:
     url: str | None = None
     sockets: list[socket.socket] = field(default_factory=list)
     close: Callable[[], None] = lambda: None
+    project: Project | None = None  # what the web settings edit, told of the runtime once it runs
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -62,8 +65,9 @@ class WebOptions:
 
 @dataclass(frozen=True)
 class ServePaths:
-    """The folder of config.yaml (whose `.miniroom/` holds the agents' settings) and the data folder."""
+    """config.yaml, its folder (whose `.miniroom/` holds the agents' settings) and the data folder."""
 
+    config: Path
     project_dir: Path
     data_dir: Path
 
@@ -100,23 +104,28 @@ def warn_if_open(web: WebOptions, token_variable: str, env: Mapping[str, str]) -
         )
 
 
-def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions) -> Backend:
+def create_backend(
+    config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Mapping[str, str]
+) -> Backend:
     """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used."""
     if config.matrix is not None:
         from miniroom.transports.matrix import MatrixTransport
 
-        return Backend(MatrixTransport(config.matrix, data_dir))
+        return Backend(MatrixTransport(config.matrix, paths.data_dir))
     from miniroom.server import DEFAULT_HOSTS, build_server, create_app
+    from miniroom.server.project import Project
+    from miniroom.server.settings_files import ProjectFiles
     from miniroom.transports.embedded.store import RoomStore
     from miniroom.transports.embedded.transport import EmbeddedTransport
 
     host, port = web.host, web.port
     listening = listen(host, port)
-    store = RoomStore.open(data_dir)
+    store = RoomStore.open(paths.data_dir)
     names = {key: room.display_name for key, room in config.rooms.items() if room.display_name}
-    server = build_server(
-        create_app(store, allowed_hosts=(*DEFAULT_HOSTS, host), insecure=web.insecure), host=host, port=port
-    )
+    files = ProjectFiles(paths.project_dir, paths.config)
+    project = Project(files, paths.data_dir, env, config)
+    app = create_app(store, allowed_hosts=(*DEFAULT_HOSTS, host), insecure=web.insecure, project=project)
+    server = build_server(app, host=host, port=port)
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
 
     def close() -> None:
@@ -124,7 +133,7 @@ def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions) -> Back
         store.close()
 
     transport = EmbeddedTransport(store, room_names=names)
-    return Backend(transport, server, url, [listening], close)
+    return Backend(transport, server, url, [listening], close, project)
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
@@ -154,9 +163,11 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
     data_dir = paths.data_dir
     for problem in model_problems(config, env):
         log.warning(problem)
-    backend = create_backend(config, data_dir, web)
+    backend = create_backend(config, paths, web, env)
     try:
         runtime = RoomRuntime(config, backend.transport, data_dir, env=env, project_dir=paths.project_dir)
+        if backend.project is not None:  # config.yaml saved from the web settings applies at once
+            backend.project.on_config = runtime.apply_config
         await runtime.start()
         log.info(
             "Serving %d agent(s) in %d room(s); data in %s", len(config.agents), len(config.rooms), data_dir
@@ -183,7 +194,7 @@ def serve_command(args: argparse.Namespace) -> int:
         if problem is not None:
             return fail(problem)
         warn_if_open(web, TOKEN_VARIABLE, env)
-    paths = ServePaths(project_dir=path.resolve().parent, data_dir=data_dir_for(path, env))
+    paths = ServePaths(config=path, project_dir=path.resolve().parent, data_dir=data_dir_for(path, env))
     try:
         paths.data_dir.mkdir(parents=True, exist_ok=True)
         asyncio.run(serve(config, paths, web, env))

@@ -51,17 +51,17 @@ def _secret_line(item: str) -> tuple[str, str] | None:
     return match.group(1), match.group(2)
 
 
-def masked(data: Any) -> tuple[Any, int]:
-    """A copy of `data` with every secret value replaced by MASK, and how many were."""
-    count = 0
+def masked(data: Any) -> tuple[Any, list[str]]:
+    """A copy of `data` with every secret value replaced by MASK, and the values that were."""
+    found: list[str] = []
 
     def walk(node: Any) -> Any:
-        nonlocal count
         if isinstance(node, Mapping):
             copy = {}
             for key, value in node.items():
                 if _secret_key(key) and not isinstance(value, dict | list) and _is_secret_value(value):
-                    copy[key], count = MASK, count + 1
+                    copy[key] = MASK
+                    found.append(str(value))
                 else:
                     copy[key] = walk(value)
             return copy
@@ -71,13 +71,13 @@ def masked(data: Any) -> tuple[Any, int]:
                 line = _secret_line(item) if isinstance(item, str) else None
                 if line is not None:
                     items.append(f"{line[0]}={MASK}")
-                    count += 1
+                    found.append(line[1])
                 else:
                     items.append(walk(item))
             return items
         return node
 
-    return walk(data), count
+    return walk(data), found
 
 
 def unmasked(new: Any, current: Any, path: Path = ()) -> Any:

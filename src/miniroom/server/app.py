@@ -11,9 +11,10 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from miniroom.server import api, page, stream
+from miniroom.server import api, page, settings_api, stream
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, http_error, room_error
+from miniroom.server.project import Project
 from miniroom.server.site import DEFAULT_HOSTS
 from miniroom.transports.embedded import RoomError, RoomStore
 
@@ -26,14 +27,17 @@ def create_app(
     api_token: str | None = None,
     allowed_hosts: Collection[str] = DEFAULT_HOSTS,
     insecure: bool = False,
+    project: Project | None = None,
 ) -> Starlette:
     """The app serving `store` to requests for `allowed_hosts` (the Host header's name, without port);
     `api_token` (default: MINIROOM_API_TOKEN) protects the API when set. Without a token only loopback
-    clients are served, unless `insecure` opens the API to every client."""
+    clients are served, unless `insecure` opens the API to every client. `project` (the one `miniroom
+    serve` serves) gives the settings pages their files."""
     app = Starlette(
         routes=[
             *page.ROUTES,
             *api.ROUTES,
+            *settings_api.ROUTES,
             *stream.ROUTES,
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
@@ -45,4 +49,5 @@ def create_app(
         exception_handlers={ApiError: api_error, RoomError: room_error, HTTPException: http_error},
     )
     app.state.store = store
+    app.state.project = project
     return app

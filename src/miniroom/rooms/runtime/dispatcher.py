@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from miniroom.config.config_yaml import RoomsConfig
+from miniroom.config.config_yaml import AgentEntry, RoomsConfig
 from miniroom.rooms.commands import is_command
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.runtime.agents import AgentFactory
@@ -54,13 +54,18 @@ class RoomRuntime:
         tracking = data_dir / "tracking"
         self.ledger = TurnLedger(tracking)
         self.facts = RoomFacts(config, transport, ThreadModeStore(tracking))
-        factory = AgentFactory(config, data_dir, env, project_dir or data_dir.parent)
+        self.factory = AgentFactory(config, data_dir, env, project_dir or data_dir.parent)
         runner = TurnRunner(
-            transport, factory, self.ledger, mentions=self.facts.mentioned_agents, edit_interval=edit_interval
+            transport,
+            self.factory,
+            self.ledger,
+            mentions=self.facts.mentioned_agents,
+            edit_interval=edit_interval,
         )
         self.turns = TurnScheduler(self.ledger, runner, self.facts.agent_name, self._after_turn)
         context = HandlerContext(transport, self.facts, self.ledger, self.turns)
-        self.messages = MessageHandler(context, Router(config, env), judgment or NoJudgment())
+        self.router = Router(config, env)
+        self.messages = MessageHandler(context, self.router, judgment or NoJudgment())
         self.edits = EditHandler(context)
         self.commands = CommandHandler(context)
 
@@ -70,13 +75,34 @@ class RoomRuntime:
 
     async def start(self) -> None:
         """Sign the agents in, join the rooms, and finish what a stop or a crash cut short."""
-        agents = {name: agent.display_name or name for name, agent in self.config.agents.items()}
-        rooms = {key: room.alias for key, room in self.config.rooms.items()}
-        await self.transport.start(agents, rooms, self.facts.room_agents)
-        self.facts.learn_accounts()
+        await self._join()
         self.turns.resume(self.config.agents)
         for raw in self.ledger.pending_events():  # what a stop cut short; anything answered is skipped
             await self._handle_safely(raw)
+
+    async def apply_config(self, config: RoomsConfig) -> str:
+        """Serve `config` from now on, without a restart: added agents join their rooms and removed ones
+        leave them; turns under way finish as they began. Returns what changed, in words."""
+        previous = self.config
+        self.config = self.factory.config = self.router.config = config
+        self.facts.use(config)
+        removed = {name: previous.agents[name] for name in previous.agents if name not in config.agents}
+        await self._join(leaving=removed)
+        added = [name for name in config.agents if name not in previous.agents]
+        changes = [
+            f"{label}: {', '.join(names)}"
+            for label, names in (("added", added), ("removed", removed))
+            if names
+        ]
+        return "applied now" + (f" (agents {'; '.join(changes)})" if changes else "")
+
+    async def _join(self, leaving: Mapping[str, AgentEntry] | None = None) -> None:
+        """The configured agents join their rooms; those `leaving` (no longer configured) leave every room."""
+        entries = {**(leaving or {}), **self.config.agents}
+        agents = {name: agent.display_name or name for name, agent in entries.items()}
+        rooms = {key: room.alias for key, room in self.config.rooms.items()}
+        await self.transport.start(agents, rooms, self.facts.room_agents)
+        self.facts.learn_accounts()
 
     async def serve(self) -> None:
         """Handle every event the transport delivers, in order, until `stop`; nothing else ends it."""

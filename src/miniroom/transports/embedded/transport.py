@@ -86,12 +86,12 @@ class EmbeddedTransport:
     async def events(self) -> AsyncIterator[Event]:
         """Every event stored in the started rooms after the acknowledged position, oldest first."""
         position = await asyncio.to_thread(self._store.cursor, self._cursor) or 0
-        rooms = set(self._room_ids.values())
         while not self._stopping:
             batch = await asyncio.to_thread(self._store.events_after, position, _BATCH)
             if not batch:
                 await self._store.notifier.wait_beyond(position, _POLL_SECONDS)
                 continue
+            rooms = set(self._room_ids.values())  # read anew: a `start` meanwhile may have added rooms
             for event in batch:
                 if event["room_id"] in rooms:
                     yield event
