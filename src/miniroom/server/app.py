@@ -11,7 +11,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from miniroom.server import api, page, settings_api, stream
+from miniroom.server import api, page, session_api, settings_api, stream
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, http_error, room_error
 from miniroom.server.project import Project
@@ -38,6 +38,7 @@ def create_app(
             *page.ROUTES,
             *api.ROUTES,
             *settings_api.ROUTES,
+            *session_api.ROUTES,
             *stream.ROUTES,
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],

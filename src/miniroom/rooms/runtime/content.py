@@ -14,11 +14,23 @@ TURN_KEY = "io.miniroom.turn"
 TurnState = Literal["streaming", "done", "failed", "interrupted"]
 
 
-def turn_info(state: TurnState, retries: Sequence[Mapping[str, Any]], error: str | None = None) -> Content:
-    """The `io.miniroom.turn` object: the reply's state, every retry so far, and why it failed or stopped."""
+def turn_info(
+    state: TurnState,
+    retries: Sequence[Mapping[str, Any]],
+    error: str | None = None,
+    *,
+    tools: Sequence[Mapping[str, Any]] = (),
+    usage: Mapping[str, Any] | None = None,
+) -> Content:
+    """The `io.miniroom.turn` object: the reply's state, every retry so far, why it failed or stopped, its
+    tool calls (id, name, summary, status: for cards that fetch the rest) and its spend so far."""
     info: Content = {"state": state, "retries": [dict(retry) for retry in retries]}
     if error is not None:
         info["error"] = error
+    if tools:
+        info["tools"] = [dict(tool) for tool in tools]
+    if usage is not None:
+        info["usage"] = dict(usage)
     return info
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from miniroom.engine import events as ev
 from miniroom.engine.notices import retry_line
+from miniroom.llm.messages import Usage
 from miniroom.rooms.runtime.content import (
     MESSAGE_EVENT,
     TurnState,
@@ -27,6 +28,9 @@ EMPTY_REPLY = "(no reply)"
 # Matrix refuses events over 64 KiB, and an edit carries the body twice: longer replies are cut.
 MAX_BODY_BYTES = 30_000
 CUT_NOTICE = "\n\n… (cut: the reply is too long for one message)"
+# The tool calls a reply's turn info lists, each summary cut to a line: the rest is in the session.
+MAX_LISTED_TOOLS = 100
+MAX_SUMMARY_CHARS = 160
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,8 @@ class ReplyText:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.retries: list[dict[str, Any]] = []
+        self.tools: dict[str, dict[str, Any]] = {}  # call id -> id, name, summary, status
+        self.usage: Usage | None = None  # the turn's spend so far, failed attempts included
         self.paragraphs: list[str] = []  # one per finished assistant message with text
         self._current: list[str] = []  # the streaming message's deltas, joined only when read
         self.state: TurnState = "streaming"
@@ -60,6 +66,16 @@ class ReplyText:
             return bool(event.text)
         if isinstance(event, ev.ToolStarted):
             self.lines.append(f"{TOOL_MARK} {event.summary}")
+            if len(self.tools) < MAX_LISTED_TOOLS:
+                self.tools[event.call_id] = _listed_tool(event)
+            return True
+        if isinstance(event, ev.ToolEnded):
+            listed = self.tools.get(event.call_id)
+            if listed is not None:
+                listed["status"] = "error" if event.result.is_error else "done"
+            return listed is not None
+        if isinstance(event, ev.UsageReported):
+            self.usage = event.turn
             return True
         if isinstance(event, ev.RetryScheduled):
             self.lines.append(retry_line(event))
@@ -89,7 +105,24 @@ class ReplyText:
         return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
 
     def turn(self) -> Content:
-        return turn_info(self.state, self.retries, self.error)
+        usage = None if self.usage is None else usage_json(self.usage)
+        return turn_info(self.state, self.retries, self.error, tools=list(self.tools.values()), usage=usage)
+
+
+def usage_json(usage: Usage) -> dict[str, Any]:
+    """Tokens and cost as clients read them (`cost` in US dollars)."""
+    return {
+        "input": usage.input,
+        "output": usage.output,
+        "cache_read": usage.cache_read,
+        "cache_write": usage.cache_write,
+        "cost": round(usage.cost, 6),
+    }
+
+
+def _listed_tool(event: ev.ToolStarted) -> dict[str, Any]:
+    summary = event.summary[:MAX_SUMMARY_CHARS]
+    return {"id": event.call_id, "name": event.name, "summary": summary, "status": "running"}
 
 
 def _retry_record(event: ev.RetryScheduled, line: str) -> dict[str, Any]:
