@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.prompt import FORMS_PROMPT
 from miniroom.engine.session import Session
 
 ENV = {
@@ -51,3 +52,16 @@ def test_without_project_dir_the_working_folder_holds_the_settings(tmp_path: Pat
     env = {**ENV, "MINI_AGENT_DIR": str(tmp_path / "mini")}
     agent = build_agent(None, tmp_path, env, SessionChoice())
     assert [tool.name for tool in agent.config.tools] == ["read"]
+
+
+def test_the_forms_syntax_stays_in_the_prompt_when_a_profile_replaces_the_built_in_prompt(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".miniroom").mkdir()
+    (tmp_path / ".miniroom" / "miniagent.yml").write_text(
+        "profiles:\n  safe:\n    systemPrompt: You are terse.\n", encoding="utf-8"
+    )
+    env = {**ENV, "MINI_AGENT_DIR": str(tmp_path / "mini")}
+    prompt = build_agent(None, tmp_path, env, SessionChoice()).config.system_prompt
+    assert prompt.startswith("You are terse.")
+    assert FORMS_PROMPT in prompt

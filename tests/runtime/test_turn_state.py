@@ -150,3 +150,19 @@ async def test_the_turn_lists_its_tool_calls_and_its_spend(
     assert call["id"]
     usage = final[TURN]["usage"]
     assert (usage["input"], usage["output"], usage["cache_read"]) == (500, 30, 50)
+
+
+async def test_buttons_in_a_reply_read_as_numbered_text_and_are_described_for_the_web_chat(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="Ready?\n\n```agent.button\nGo\nWait\n```"))
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        rooms.post("shall we?")
+        await rooms.settle()
+        [reply] = rooms.agent_messages(HELPER)
+        final = contents(rooms, reply)[-1]
+    assert final["body"] == "Ready?\n\nReply with one of:\n1. Go\n2. Wait"
+    [form] = final[TURN]["forms"]
+    assert form["options"] == ["Go", "Wait"]
+    system = provider.requests[0].body["system"]
+    assert "agent.button" in "".join(block["text"] for block in system)

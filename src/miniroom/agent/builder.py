@@ -13,7 +13,7 @@ import httpx
 
 from miniroom.agent.context_files import load_context_files, render_context
 from miniroom.agent.profile import ProfileSettings, resolve_profile
-from miniroom.agent.prompt import BASE_PROMPT, system_prompt
+from miniroom.agent.prompt import BASE_PROMPT, FORMS_PROMPT, system_prompt
 from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
 from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
@@ -111,7 +111,7 @@ def build_prompt(
     cwd: Path, agent_dir: Path, settings: ProfileSettings, skills: list[Any], enabled: ToolFilter
 ) -> str:
     base = settings.system_prompt or BASE_PROMPT
-    parts = [system_prompt(cwd, base)]
+    parts = [system_prompt(cwd, base), FORMS_PROMPT]
     context = render_context(
         load_context_files(cwd, agent_dir, settings.load_claude_md, settings.load_agents_md)
     )

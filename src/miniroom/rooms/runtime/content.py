@@ -21,9 +21,11 @@ def turn_info(
     *,
     tools: Sequence[Mapping[str, Any]] = (),
     usage: Mapping[str, Any] | None = None,
+    forms: Sequence[Mapping[str, Any]] = (),
 ) -> Content:
     """The `io.miniroom.turn` object: the reply's state, every retry so far, why it failed or stopped, its
-    tool calls (id, name, summary, status: for cards that fetch the rest) and its spend so far."""
+    tool calls (id, name, summary, status: for cards that fetch the rest), its spend so far, and the forms
+    and buttons its body shows as numbered text (`rooms.forms`)."""
     info: Content = {"state": state, "retries": [dict(retry) for retry in retries]}
     if error is not None:
         info["error"] = error
@@ -31,6 +33,8 @@ def turn_info(
         info["tools"] = [dict(tool) for tool in tools]
     if usage is not None:
         info["usage"] = dict(usage)
+    if forms:
+        info["forms"] = [dict(form) for form in forms]
     return info
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from miniroom.engine import events as ev
 from miniroom.engine.notices import retry_line
 from miniroom.llm.messages import Usage
+from miniroom.rooms.forms import degrade_forms
 from miniroom.rooms.runtime.content import (
     MESSAGE_EVENT,
     TurnState,
@@ -100,13 +101,15 @@ class ReplyText:
         return "\n\n".join([*self.paragraphs, streaming] if streaming else self.paragraphs)
 
     def render(self) -> str:
-        parts = ["\n".join(self.lines), self.text]
+        """The body: retry and tool lines, then the text with its forms and buttons as numbered options."""
+        parts = ["\n".join(self.lines), degrade_forms(self.text)[0]]
         body = fit("\n\n".join(part for part in parts if part), MAX_BODY_BYTES)
         return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
 
     def turn(self) -> Content:
         usage = None if self.usage is None else usage_json(self.usage)
-        return turn_info(self.state, self.retries, self.error, tools=list(self.tools.values()), usage=usage)
+        tools, forms = list(self.tools.values()), degrade_forms(self.text)[1]
+        return turn_info(self.state, self.retries, self.error, tools=tools, usage=usage, forms=forms)
 
 
 def usage_json(usage: Usage) -> dict[str, Any]:
