@@ -4,7 +4,7 @@ import { $, element } from "./dom.js";
 
 const CARDS = [
   ["Configuration", "MiniAgent", "Profiles, fetch and search services", "./profiles.js", null],
-  ["Configuration", "Retry", "The pause and the attempts for failed requests", "./retry.js", "Retry Settings"],
+  ["Configuration", "Retry", "The pause and the attempts for failed requests", "./retry.js", null, "Retry Settings"],
   ["Configuration", "Agents", "Who answers, where and with which model", "./config_pages.js", "agents"],
   ["Configuration", "Models", "Model names and their variables", "./config_pages.js", "models"],
   ["Configuration", "Rooms", "The rooms the agents live in", "./config_pages.js", "rooms"],
@@ -25,12 +25,12 @@ function showCards() {
   $("settings-title").textContent = "Settings";
   $("settings-back").hidden = true;
   const groups = new Map();
-  for (const [group, title, text, module, page] of CARDS) {
+  for (const [group, title, text, module, page, heading] of CARDS) {
     if (!groups.has(group)) groups.set(group, element("div", "cards"));
     const card = element("button", "card");
     card.type = "button";
     card.append(element("strong", "", title), element("span", "muted", text));
-    card.addEventListener("click", () => openPage(title, module, page));
+    card.addEventListener("click", () => openPage(heading || title, module, page));
     groups.get(group).append(card);
   }
   $("settings-body").replaceChildren(
@@ -38,9 +38,9 @@ function showCards() {
   );
 }
 
-// `page` tells a module that serves several pages which one (config_pages.js), or names the page's title.
+// `page` tells a module that serves several pages which one (config_pages.js).
 export async function openPage(title, module, page) {
-  const target = view(module === "./retry.js" ? page : title);
+  const target = view(title);
   try {
     const loaded = await import(module);
     await loaded.open(target, page);
