@@ -39,15 +39,15 @@ def hub_server(store: RoomStore, tmp_path: Path) -> Iterator[HubServer]:
         yield HubServer(url, project)
 
 
-async def open_card(page: Page, server: HubServer, card: str) -> Locator:
-    """Open the page, the gear, then `card`; returns the hub's body."""
-    await page.goto(server.url)
+async def open_card(page: Page, url: str, card: str) -> Locator:
+    """Open the page at `url`, the gear, then `card`; returns the hub's body."""
+    await page.goto(url)
     await page.get_by_role("button", name="Settings").click()
     await page.locator(
         "#settings .card", has=page.locator("strong", has_text=re.compile(f"^{card}$"))
     ).click()
     body = page.locator("#settings-body")
-    await expect(body.locator(".page-footer")).to_be_visible()
+    await expect(body).to_have_attribute("data-ready", "1")
     return body
 
 

@@ -16,7 +16,7 @@ __all__ = ["hub_server"]
 
 
 async def test_an_agent_edit_is_saved_keeping_the_comments(page: Page, hub_server: HubServer) -> None:
-    body = await open_card(page, hub_server, "Agents")
+    body = await open_card(page, hub_server.url, "Agents")
     await field(body, "Role").fill("Answers everything")
     await body.get_by_role("button", name="New agent").click()
     await field(body, "Name").fill("scout")
@@ -37,7 +37,7 @@ async def test_an_agent_edit_is_saved_keeping_the_comments(page: Page, hub_serve
 async def test_a_model_with_its_profile_from_the_list_and_a_bad_name_refused(
     page: Page, hub_server: HubServer
 ) -> None:
-    body = await open_card(page, hub_server, "Models")
+    body = await open_card(page, hub_server.url, "Models")
     await expect(body.locator(".variable input").nth(3)).to_have_value("••••••••")
     await field(body, "MiniAgent profile").select_option("")
     await field(body, "Model").fill("claude")
@@ -58,7 +58,7 @@ async def test_a_model_with_its_profile_from_the_list_and_a_bad_name_refused(
 async def test_a_renamed_room_keeps_its_agents_and_a_bad_key_is_refused(
     page: Page, hub_server: HubServer
 ) -> None:
-    body = await open_card(page, hub_server, "Rooms")
+    body = await open_card(page, hub_server.url, "Rooms")
     await field(body, "Name").fill("the lobby!")
     await field(body, "Name").press("Tab")
     await expect(body.locator(".entry-name .field-error")).to_have_text("Letters, digits and . _ = + -")
@@ -76,7 +76,7 @@ async def test_a_renamed_room_keeps_its_agents_and_a_bad_key_is_refused(
 async def test_config_changed_outside_is_not_overwritten(
     page: Page, hub_server: HubServer, card: str
 ) -> None:
-    body = await open_card(page, hub_server, card)
+    body = await open_card(page, hub_server.url, card)
     outside = hub_server.path("config.yaml").read_text().replace("Lobby", "Hall")
     hub_server.path("config.yaml").write_text(outside)
     await body.locator(".entry-editor input[type=text]").nth(1).fill("changed")
@@ -98,7 +98,7 @@ async def open_file(body: Locator, name: str) -> Locator:
 
 
 async def test_a_file_saved_as_text_is_written_as_typed(page: Page, hub_server: HubServer) -> None:
-    body = await open_card(page, hub_server, "Project settings")
+    body = await open_card(page, hub_server.url, "Project settings")
     editor = await open_file(body, "config.yaml")
     await expect(editor).to_have_value(re.compile(r"MINI_API_KEY=•+   # the provider key"))
     text = await editor.input_value()
@@ -112,7 +112,7 @@ async def test_a_file_saved_as_text_is_written_as_typed(page: Page, hub_server: 
 
 async def test_text_with_an_error_is_refused_naming_the_line(page: Page, hub_server: HubServer) -> None:
     before = hub_server.path("retry.yml").read_text()
-    body = await open_card(page, hub_server, "Project settings")
+    body = await open_card(page, hub_server.url, "Project settings")
     editor = await open_file(body, "retry.yml")
     await editor.fill("maxAttempts: 0\n")
     await save(body)
@@ -123,7 +123,7 @@ async def test_text_with_an_error_is_refused_naming_the_line(page: Page, hub_ser
 
 
 async def test_text_changed_outside_is_not_overwritten(page: Page, hub_server: HubServer) -> None:
-    body = await open_card(page, hub_server, "Project settings")
+    body = await open_card(page, hub_server.url, "Project settings")
     editor = await open_file(body, "miniagent.yml")
     hub_server.path("miniagent.yml").write_text("profiles: {}\n")
     await editor.fill("profiles:\n  x: {}\n")

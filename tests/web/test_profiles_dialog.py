@@ -14,7 +14,7 @@ __all__ = ["hub_server"]
 
 
 async def test_a_new_profile_is_saved_with_its_tools_and_numbers(page: Page, hub_server: HubServer) -> None:
-    body = await open_card(page, hub_server, "MiniAgent")
+    body = await open_card(page, hub_server.url, "MiniAgent")
     await expect(body.locator(".defaults-summary")).to_contain_text("Max parallel agents4")
     await body.get_by_role("button", name="New profile").click()
     await field(body, "Name").fill("fast")
@@ -50,7 +50,7 @@ async def test_a_new_profile_is_saved_with_its_tools_and_numbers(page: Page, hub
 async def test_a_rename_keeps_the_profile_and_a_bad_name_is_refused(
     page: Page, hub_server: HubServer
 ) -> None:
-    body = await open_card(page, hub_server, "MiniAgent")
+    body = await open_card(page, hub_server.url, "MiniAgent")
     await field(body, "Name").fill("Not Safe")
     await field(body, "Name").press("Tab")
     await expect(body.locator(".entry-name .field-error")).to_contain_text("Lowercase letters, digits")
@@ -66,7 +66,7 @@ async def test_a_rename_keeps_the_profile_and_a_bad_name_is_refused(
 
 async def test_zero_parallel_agents_cannot_be_saved(page: Page, hub_server: HubServer) -> None:
     before = hub_server.path("miniagent.yml").read_text()
-    body = await open_card(page, hub_server, "MiniAgent")
+    body = await open_card(page, hub_server.url, "MiniAgent")
     await field(body, "Max parallel agents").fill("0")
     await expect(field_error(body, "Max parallel agents")).to_have_text(
         "Enter a whole number greater than zero, or leave it empty for the default"
@@ -77,7 +77,7 @@ async def test_zero_parallel_agents_cannot_be_saved(page: Page, hub_server: HubS
 
 
 async def test_an_outside_change_is_kept_and_reload_shows_it(page: Page, hub_server: HubServer) -> None:
-    body = await open_card(page, hub_server, "MiniAgent")
+    body = await open_card(page, hub_server.url, "MiniAgent")
     outside = "profiles:\n  safe: {}\n  other:\n    readMaxLines: 100\n"
     hub_server.path("miniagent.yml").write_text(outside)
     await field(body, "Tool call timeout").fill("90")

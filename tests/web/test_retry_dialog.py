@@ -16,7 +16,7 @@ CHANGED = "retry.yml changed outside this dialog. Your edits were not saved."
 async def test_saved_settings_are_confirmed_and_written_keeping_the_comment(
     page: Page, hub_server: HubServer
 ) -> None:
-    body = await open_card(page, hub_server, "Retry")
+    body = await open_card(page, hub_server.url, "Retry")
     await expect(page.locator("#settings-title")).to_have_text("Retry Settings")
     await expect(body.locator(".location")).to_have_text("Config location: .miniroom/retry.yml")
     await expect(field(body, "Retry interval")).to_have_value("30")
@@ -34,7 +34,7 @@ async def test_a_value_that_is_not_a_whole_number_above_zero_is_refused_under_it
     page: Page, hub_server: HubServer
 ) -> None:
     before = hub_server.path("retry.yml").read_text()
-    body = await open_card(page, hub_server, "Retry")
+    body = await open_card(page, hub_server.url, "Retry")
     await field(body, "Max attempts").fill("0")
     await save(body)
     await expect(field_error(body, "Max attempts")).to_have_text(
@@ -49,7 +49,7 @@ async def test_a_value_that_is_not_a_whole_number_above_zero_is_refused_under_it
 async def test_an_outside_change_is_not_overwritten_and_reload_shows_it(
     page: Page, hub_server: HubServer
 ) -> None:
-    body = await open_card(page, hub_server, "Retry")
+    body = await open_card(page, hub_server.url, "Retry")
     hub_server.path("retry.yml").write_text("maxAttempts: 7\n")
     await field(body, "Retry interval").fill("9")
     await save(body)
@@ -72,7 +72,7 @@ async def test_a_broken_file_shows_the_defaults_and_saving_replaces_it(
     page: Page, hub_server: HubServer
 ) -> None:
     hub_server.path("retry.yml").write_text("maxAttempts: [oops\n")
-    body = await open_card(page, hub_server, "Retry")
+    body = await open_card(page, hub_server.url, "Retry")
     notice = body.locator(".notice.warning")
     await expect(notice).to_contain_text("retry.yml is not valid")
     await expect(notice).to_contain_text("so the defaults apply. Saving replaces the broken file.")

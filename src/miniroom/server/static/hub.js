@@ -18,6 +18,7 @@ function view(title) {
   $("settings-back").hidden = false;
   const body = $("settings-body");
   body.replaceChildren();
+  delete body.dataset.ready;
   return { body, close: closeHub, back: showCards };
 }
 
@@ -44,6 +45,7 @@ export async function openPage(title, module, page) {
   try {
     const loaded = await import(module);
     await loaded.open(target, page);
+    target.body.dataset.ready = "1"; // the page shows what it read: edits from now on are the person's
   } catch (error) {
     target.body.replaceChildren(element("p", "notice error", `Could not open ${title}: ${error.message}`));
   }
