@@ -164,13 +164,17 @@ function variableRow(value, index, redraw) {
   const row = element("div", "variable");
   const nameInput = textInput(key, "NAME");
   const valueInput = textInput(rest.join("="), "value");
+  nameInput.setAttribute("aria-label", "Variable name");
+  valueInput.setAttribute("aria-label", `Value of ${key}`);
   const update = () => (value.variables[index] = `${nameInput.value.trim()}=${valueInput.value}`);
   nameInput.addEventListener("input", update);
   valueInput.addEventListener("input", update);
-  row.append(nameInput, element("span", "", "="), valueInput, button("×", "Remove this variable", () => {
+  const remove = button("×", "Remove this variable", () => {
     value.variables.splice(index, 1);
     redraw();
-  }, "icon"));
+  }, "icon");
+  remove.setAttribute("aria-label", `Remove ${key}`);
+  row.append(nameInput, element("span", "", "="), valueInput, remove);
   return row;
 }
 
