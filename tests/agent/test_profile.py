@@ -16,7 +16,7 @@ from miniroom.agent.profile import (
     profile_name_from_backend,
     resolve_profile,
 )
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES
+from miniroom.tools import BUILTIN_TOOL_NAMES
 
 VALID_TOOLS = "read, bash, parallel_bash, edit, write, grep, find, glob, ls, load_skill, todo_write"
 

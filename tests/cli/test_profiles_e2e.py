@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES
 from miniroom.engine.session import Session
 from miniroom.engine.session_index import latest_session_path
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from miniroom.tools import BUILTIN_TOOL_NAMES
 from tests.conftest import Workspace
 
 one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)

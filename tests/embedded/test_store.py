@@ -266,3 +266,18 @@ def test_a_send_repeated_with_its_transaction_id_returns_the_first_event_even_af
         assert [event["content"]["body"] for event in reopened.events_after(0)] == ["streaming…", "mine"]
     finally:
         reopened.close()
+
+
+async def test_follow_brings_stored_events_in_order_then_new_ones_with_a_tick_between(
+    store: RoomStore,
+) -> None:
+    room = store.ensure_room("lobby")
+    store.join(room.room_id, YOU, "You")
+    start = store.latest_position()
+    first = store.append(room.room_id, YOU, "m.room.message", text("one"))
+    follower = store.follow(start)
+    assert await anext(follower) == first
+    assert await anext(follower) is None  # nothing new: the wait ends, and the follower may stop or go on
+    second = store.append(room.room_id, YOU, "m.room.message", text("two"))
+    assert await anext(follower) == second
+    await follower.aclose()

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 from miniroom.engine import events as ev
+from miniroom.engine.agent import AgentConfig
 from miniroom.engine.compaction import (
     SUMMARIZER_PROMPT,
+    Compactor,
     choose_first_kept,
     context_tokens,
     file_activity,
@@ -16,7 +18,7 @@ from miniroom.engine.compaction import (
     token_ratio,
 )
 from miniroom.engine.session import Session
-from miniroom.llm.messages import AssistantMessage, TextContent, ToolCall, Usage, UserMessage
+from miniroom.llm.messages import AssistantMessage, Message, TextContent, ToolCall, Usage, UserMessage
 from miniroom.llm.model import Model
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.support import make_agent
@@ -189,3 +191,19 @@ def test_the_estimate_is_calibrated_by_the_last_reported_usage() -> None:
     # never below characters / 4
     assert token_ratio(10, 400) == 1.0
     assert token_ratio(10, 0) == 1.0
+
+
+def test_the_compactor_counts_each_added_message_and_calibrates_by_the_reported_usage(tmp_path: Path) -> None:
+    model = Model(
+        id="tiny", provider="scripted", api="anthropic-messages", base_url="http://x", context_window=2_200
+    )
+    settings = AgentConfig(model, "", [], tmp_path)
+    compactor = Compactor(Session.create(tmp_path / "sessions", tmp_path), [])
+    question = UserMessage.of_text(CJK)  # estimated at 200 tokens
+    answer = AssistantMessage([TextContent(CJK)], usage=Usage(input=700, output=100))  # 800 for 400: twice
+    messages: list[Message] = []
+    for message in (question, answer, UserMessage.of_text(CJK)):
+        messages.append(message)
+        compactor.added(message)
+    assert compactor.due(messages, settings)  # 800 reported + 2 x 200 estimated is past 2,200 - 1,100
+    assert not Compactor(Session.create(tmp_path / "other", tmp_path), []).due(messages[:1], settings)

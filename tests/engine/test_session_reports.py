@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from miniroom.engine.call_records import MAX_ARGUMENT_CHARS, MAX_RESULT_CHARS, find_call
-from miniroom.engine.usage_report import assistant_messages, usage_report
+from miniroom.engine.usage_report import assistant_messages, tally_usage
 
 NOON = datetime(2026, 3, 2, 12).timestamp()
 
@@ -91,7 +91,7 @@ def test_usage_is_tallied_by_agent_model_and_day_failed_attempts_included() -> N
         ("helper", assistant("a", usage=(5, 0, 0, 0, 0.1), stopReason="error")),
         ("scout", assistant("b", usage=(100, 10, 20, 3, 2.0), timestamp=NOON + 86_400)),
     ]
-    report = usage_report(messages)
+    report = tally_usage(messages)
     assert report["total"] == {
         "requests": 3,
         "failed": 1,

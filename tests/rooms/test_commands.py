@@ -13,9 +13,9 @@ from miniroom.rooms.commands import (
     ResetThreadMode,
     SetThreadMode,
     ShowThreadMode,
+    carry_out_command,
     is_room_admin,
     parse_command,
-    run_command,
 )
 
 ROOM = "!room:example.org"
@@ -99,7 +99,7 @@ def test_run(
     overrides = Overrides(before)
     command = parse_command(body)
     assert command is not None
-    result = run_command(command, room_id=ROOM, sender_is_admin=admin, overrides=overrides)
+    result = carry_out_command(command, room_id=ROOM, sender_is_admin=admin, overrides=overrides)
     assert (result.outcome, result.override, overrides.get(ROOM)) == (outcome, after, after)
     assert reply in result.reply
 

@@ -3,27 +3,15 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
-import miniroom.rooms
+from tests.import_graph import SOURCE, find_cycle, imports
 
-ROOMS = Path(miniroom.rooms.__file__).parent
+ROOMS = SOURCE / "rooms"
 RUNTIME = ROOMS / "runtime"
 RUNTIME_PACKAGE = "miniroom.rooms.runtime"
 ADAPTERS = ("miniroom.transports", "miniroom.server", "miniroom.cli", "mautrix", "sqlite3", "socket")
 POLICY_FORBIDDEN = (RUNTIME_PACKAGE, "httpx", "asyncio", *ADAPTERS)
-
-
-def imports(path: Path) -> set[str]:
-    """Every module `path` imports, by absolute name."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module is not None:
-            names.add(node.module)
-    return names
 
 
 def forbidden_imports(folder: Path, packages: tuple[str, ...]) -> set[str]:
@@ -54,15 +42,4 @@ def test_the_runtime_modules_import_one_another_without_a_cycle() -> None:
         for path in RUNTIME.glob("*.py")
         if path.stem != "__init__"
     }
-    done: set[str] = set()
-
-    def visit(module: str, path: tuple[str, ...]) -> None:
-        assert module not in path, f"import cycle: {' -> '.join((*path, module))}"
-        if module in done:
-            return
-        for imported in graph.get(module, ()):
-            visit(imported, (*path, module))
-        done.add(module)
-
-    for module in graph:
-        visit(module, ())
+    assert find_cycle(graph) is None

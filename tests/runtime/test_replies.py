@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from miniroom.rooms.runtime.replies import MAX_BODY_BYTES
+from miniroom.rooms.runtime.replies import MAX_REPLY_BYTES
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.runtime.support import BOB, agent_entry, running_rooms
 
@@ -107,7 +107,7 @@ async def test_a_reply_too_long_for_one_message_is_cut(tmp_path: Path, provider:
         shown = rooms.shown_text(reply["event_id"])
         assert shown.startswith("éé")
         assert shown.endswith("(cut: the reply is too long for one message)")
-        assert len(shown.encode()) <= MAX_BODY_BYTES
+        assert len(shown.encode()) <= MAX_REPLY_BYTES
 
 
 async def test_an_agents_tools_list_narrows_the_tools_it_gets(

@@ -19,7 +19,10 @@ TOOL = BashTool()
 
 
 def context(cwd: Path, call_timeout: float = 30) -> ToolContext:
-    return ToolContext(cwd=cwd, timeout=call_timeout, settings={})
+    return ToolContext(
+        cwd=cwd,
+        timeout=call_timeout,
+    )
 
 
 async def run_bash(tmp_path: Path, arguments: dict[str, Any], call_timeout: float = 30) -> ToolResult:

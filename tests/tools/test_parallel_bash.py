@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.engine.tool import ToolContext, ToolError, ToolResult, ToolSettings
 from miniroom.llm.messages import TextContent
 from miniroom.tools.output import MAX_OUTPUT_BYTES
 from miniroom.tools.parallel_bash import MAX_COMMANDS, ParallelBashTool
@@ -23,12 +23,12 @@ TOOL = ParallelBashTool()
 async def run_parallel(
     tmp_path: Path,
     arguments: dict[str, Any],
-    settings: dict[str, Any] | None = None,
+    settings: ToolSettings | None = None,
     call_timeout: float = 30,
 ) -> ToolResult:
     params = TOOL.validate(arguments)
     return await TOOL.execute(
-        params, ToolContext(cwd=tmp_path, timeout=call_timeout, settings=settings or {})
+        params, ToolContext(cwd=tmp_path, timeout=call_timeout, settings=settings or ToolSettings())
     )
 
 
@@ -70,7 +70,9 @@ async def test_one_failure_marks_the_result_and_its_section(tmp_path: Path) -> N
 
 
 async def test_the_profile_limit_bounds_how_many_run_at_once(tmp_path: Path) -> None:
-    await run_parallel(tmp_path, {"commands": timed_commands(6, 0.2)}, settings={"parallelBashThreads": 2})
+    await run_parallel(
+        tmp_path, {"commands": timed_commands(6, 0.2)}, settings=ToolSettings(parallel_bash_threads=2)
+    )
     assert max_overlap(tmp_path, 6) == 2
 
 
@@ -120,8 +122,9 @@ async def test_a_missing_working_folder_is_a_tool_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("threads", [0, -1, "five", True])
 async def test_a_bad_thread_setting_names_the_setting(tmp_path: Path, threads: object) -> None:
+    hostile = ToolSettings(parallel_bash_threads=threads)  # type: ignore[arg-type]
     with pytest.raises(ToolError, match=r"parallelBashThreads must be a whole number of at least 1"):
-        await run_parallel(tmp_path, {"commands": ["echo hi"]}, settings={"parallelBashThreads": threads})
+        await run_parallel(tmp_path, {"commands": ["echo hi"]}, settings=hostile)
 
 
 PREFIX = "Invalid arguments for parallel_bash: "

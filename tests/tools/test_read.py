@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.engine.tool import ToolError
+from miniroom.engine.tool import ToolError, ToolSettings
 from miniroom.llm.messages import ImageContent, TextContent
 from miniroom.tools.read import ReadTool
 from tests.tools.file_tool_helpers import call, call_text, png_bytes
@@ -49,7 +49,9 @@ async def test_offset_and_limit_pick_a_window(tmp_path: Path) -> None:
 
 async def test_read_max_lines_setting_caps_even_a_larger_limit(tmp_path: Path) -> None:
     (tmp_path / "long.txt").write_text(numbered_lines(600))
-    text = await call_text(READ, {"path": "long.txt", "limit": 400}, tmp_path, settings={"readMaxLines": 100})
+    text = await call_text(
+        READ, {"path": "long.txt", "limit": 400}, tmp_path, settings=ToolSettings(read_max_lines=100)
+    )
     assert text.endswith("[Showing lines 1-100 of 600. Use offset=101 to continue.]")
     assert "line 100\n" in text
     assert "line 101" not in text

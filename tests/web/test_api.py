@@ -9,6 +9,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from miniroom.rooms.content import message_content
 from miniroom.transports.embedded import RoomStore
 from tests.web.support import HELPER, YOU, client, lobby
 
@@ -50,6 +51,17 @@ async def test_a_message_mentions_members_named_in_its_text(api: httpx.AsyncClie
         '<a href="https://matrix.to/#/@helper:miniroom.local">@helper</a> and '
         '<a href="https://matrix.to/#/@helper:miniroom.local">@Helper</a>, not @nobody or me@helper &lt;b&gt;'
     )
+
+
+async def test_a_message_mentioning_nobody_has_empty_mentions_like_an_agents_reply(
+    api: httpx.AsyncClient,
+) -> None:
+    event = await post(api, "hello, no one in particular")
+    agent_reply = message_content("hello, no one in particular")
+    assert event["content"]["m.mentions"] == agent_reply["m.mentions"] == {}
+    edited = await api.put(f"/api/rooms/lobby/messages/{event['event_id']}", json={"body": "hello again"})
+    edit = edited.json()["event"]["content"]
+    assert edit["m.mentions"] == edit["m.new_content"]["m.mentions"] == {}
 
 
 async def test_thread_messages_and_replies_join_the_thread(api: httpx.AsyncClient) -> None:

@@ -16,16 +16,32 @@ from miniroom.agent.profile import ProfileSettings, resolve_profile
 from miniroom.agent.prompt import BASE_PROMPT, FORMS_PROMPT, system_prompt
 from miniroom.agent.session_settings import frozen_settings, session_settings
 from miniroom.agent.skills import discover_skills, render_skill_list
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, allowed_with_requirements
-from miniroom.engine.agent import Agent, AgentConfig
-from miniroom.engine.retry_policy import load_retry_policy
-from miniroom.engine.session import Session, SessionError, directory_for_cwd
-from miniroom.engine.session_index import find_session_path, latest_session_path, session_id_of
-from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
-from miniroom.llm.models_json import env_value
-from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, known_providers, resolve_model
-from miniroom.llm.stream import RequestOptions
-from miniroom.tools import builtin_tools
+from miniroom.agent.tool_names import allowed_with_requirements
+from miniroom.engine import (
+    Agent,
+    AgentConfig,
+    Session,
+    SessionError,
+    ToolSettings,
+    directory_for_cwd,
+    find_session_path,
+    latest_session_path,
+    load_retry_policy,
+    session_id_of,
+)
+from miniroom.llm import (
+    DEFAULT_THINKING_LEVEL,
+    THINKING_LEVELS,
+    Model,
+    ModelConfigError,
+    RequestOptions,
+    ThinkingLevel,
+    agent_dir_from_env,
+    env_value,
+    known_providers,
+    resolve_model,
+)
+from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
 
 log = logging.getLogger(__name__)
 
@@ -195,10 +211,7 @@ def build_agent(
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,
-        tool_settings={
-            "readMaxLines": settings.read_max_lines,
-            "parallelBashThreads": settings.parallel_bash_threads,
-        },
+        tool_settings=ToolSettings(settings.read_max_lines, settings.parallel_bash_threads),
         retry=retry,
         max_model_requests=settings.max_model_requests,
     )

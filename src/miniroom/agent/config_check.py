@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from miniroom.agent.profile import check_profile_file
 from miniroom.config.problems import Problem, Validator
-from miniroom.engine.retry_policy import check_retry_file
+from miniroom.engine import check_retry_file
 
 __all__ = ["VALIDATORS", "check_file", "check_project"]
 

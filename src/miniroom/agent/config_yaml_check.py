@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from miniroom.agent.profile import PROFILE_FILE, model_variable_problems, parse_variables, read_profiles
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, unmet_requirements
+from miniroom.agent.tool_names import unmet_requirements
 from miniroom.config.config_yaml import (
     ConfigCheck,
     ConfigError,
@@ -25,7 +25,8 @@ from miniroom.config.config_yaml import (
 )
 from miniroom.config.problems import Finding, Loc, Problem, did_you_mean, key_path
 from miniroom.config.yaml_source import YamlSource
-from miniroom.llm.model_name import NAME_EXAMPLE, ModelConfigError, parse_model_name
+from miniroom.llm import NAME_EXAMPLE, ModelConfigError, parse_model_name
+from miniroom.tools import BUILTIN_TOOL_NAMES
 
 __all__ = [
     "check_config_file",

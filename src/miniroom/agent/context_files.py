@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.engine.tool import ToolError
+from miniroom.engine import ToolError
 from miniroom.tools.paths import OutsideError, read_file_inside
 
 logger = logging.getLogger(__name__)

@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES as BUILTIN_TOOL_NAMES
 from miniroom.agent.tool_names import allowed_with_requirements, tool_name_problem, unmet_requirements
 from miniroom.agent.variables import ProfileError as ProfileError
 from miniroom.agent.variables import VariableProblem as VariableProblem
@@ -28,7 +27,9 @@ from miniroom.config.settings_model import (
     validation_problems,
 )
 from miniroom.config.yaml_source import YamlSource, load_yaml
-from miniroom.llm.model import ThinkingLevel
+from miniroom.engine import ToolSettings
+from miniroom.llm import ThinkingLevel
+from miniroom.tools import BUILTIN_TOOL_NAMES
 
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -54,8 +55,8 @@ class ProfileSettings:
     max_output_tokens: int | None = None  # None: the model's own ceiling
     thinking_budget: int = 65536
     thinking_level: ThinkingLevel | None = None  # None: the level from the model name or the session
-    parallel_bash_threads: int = 5
-    read_max_lines: int = 500
+    parallel_bash_threads: int = ToolSettings.parallel_bash_threads
+    read_max_lines: int = ToolSettings.read_max_lines
     max_parallel_agents: int = 4
     system_prompt: str | None = None  # None: the built-in prompt
     session_header: str | None = None  # None: the provider's usual header

@@ -11,8 +11,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 
 from miniroom.agent.profile import ProfileSettings, ResolvedProfile
-from miniroom.engine.retry_policy import RetryPolicy
-from miniroom.engine.session import Session
+from miniroom.engine import RetryPolicy, Session
 
 log = logging.getLogger(__name__)
 SETTINGS_ENTRY = "settings"

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from miniroom.agent.context_files import warn_once_about_link
-from miniroom.engine.tool import ToolError
+from miniroom.engine import ToolError
 from miniroom.tools.load_skill import SkillFormatError, split_front_matter
 from miniroom.tools.paths import OutsideError, read_file_inside
 

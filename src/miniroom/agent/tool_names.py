@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Callable, Sequence
 
 from miniroom.config.problems import did_you_mean
+from miniroom.tools import BUILTIN_TOOL_NAMES, TOOL_REQUIRES
 
-BUILTIN_TOOL_NAMES: tuple[str, ...] = (
-    "read", "bash", "parallel_bash", "edit", "write", "grep", "find", "glob", "ls", "load_skill",
-    "todo_write",
-)  # fmt: skip
 _TOOL_LIST = ", ".join(BUILTIN_TOOL_NAMES)
-# A tool that is another tool in other clothes goes wherever that tool goes: parallel_bash runs bash commands.
-TOOL_REQUIRES: Mapping[str, str] = MappingProxyType({"parallel_bash": "bash"})
 AGENT_TOOL_NAMES = ("agent", "agent_start", "agent_check", "agent_stop")
 CATALOGUE_TOOLS = {"fetch": "fetch.yml", "search": "search.yml"}
 

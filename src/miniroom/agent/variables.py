@@ -6,10 +6,12 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from miniroom.config.errors import UserError
+
 MINI_BACKENDS = ("mini", "mini-agent")  # mini-agent: the legacy alias
 
 
-class ProfileError(ValueError):
+class ProfileError(UserError, ValueError):
     """A profile setting that cannot be used; the message says what, where and how to fix it."""
 
 

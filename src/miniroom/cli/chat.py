@@ -11,17 +11,12 @@ import sys
 from typing import TextIO
 
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
-from miniroom.cli.common import CommandError, agent_from_args, fail
+from miniroom.cli.common import agent_from_args
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable, stop_signals_call
 from miniroom.cli.render import first_line, notice_line, recreation_line, tool_text, usage_line
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
-from miniroom.llm.messages import Usage
+from miniroom.engine import Agent, AgentEvent, TextDelta, ThinkingDelta, ToolEnded, ToolStarted, TurnEnded
+from miniroom.llm import Usage
 from miniroom.tools.todo_write import latest_todos, render_todos
-
-HELP = (
-    "Type a message and press Enter. /help shows this, /exit (or Ctrl-D) quits; Ctrl-C stops a running turn."
-)
 
 
 class ChatView:
@@ -40,29 +35,27 @@ class ChatView:
         self.out.write(text + "\n")
         self.out.flush()
 
-    def __call__(self, event: ev.AgentEvent) -> None:
-        if isinstance(event, ev.ThinkingDelta):
+    def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, ThinkingDelta):
             if not self._thinking:
                 self._line("💭 thinking…")
             self._thinking = True
             return
         self._thinking = False
-        if isinstance(event, ev.TextDelta):
+        if isinstance(event, TextDelta):
             self.out.write(event.text)
             self.out.flush()
             self._mid_line = not event.text.endswith("\n")
-        elif isinstance(event, ev.ToolStarted):
+        elif isinstance(event, ToolStarted):
             self._line(f"● {first_line(event.summary)}")
-        elif (
-            isinstance(event, ev.ToolEnded) and "todos" in event.result.details and not event.result.is_error
-        ):
+        elif isinstance(event, ToolEnded) and "todos" in event.result.details and not event.result.is_error:
             for line in render_todos(event.result.details["todos"]).splitlines():
                 self._line(f"  {line}")
-        elif isinstance(event, ev.ToolEnded) and event.result.is_error:
+        elif isinstance(event, ToolEnded) and event.result.is_error:
             self._line(f"  ✗ {first_line(tool_text(event.result))}")
         elif (notice := notice_line(event)) is not None:
             self._line(notice)
-        elif isinstance(event, ev.TurnEnded):
+        elif isinstance(event, TurnEnded):
             if event.error is not None:
                 self._line(f"✗ {event.error}")
             elif event.aborted:
@@ -131,10 +124,7 @@ def chat_loop(agent: Agent, runner: asyncio.Runner) -> None:
 
 def chat_command(args: argparse.Namespace) -> int:
     make_non_dumpable()
-    try:
-        agent = agent_from_args(args)
-    except CommandError as error:
-        return fail(str(error))
+    agent = agent_from_args(args)
     for signum in STOP_SIGNALS:
         signal.signal(signum, _stop_at_prompt)
     try:

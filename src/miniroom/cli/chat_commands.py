@@ -7,10 +7,9 @@ import enum
 from collections.abc import Mapping
 
 from miniroom.agent.builder import switch_model, switch_thinking
-from miniroom.agent.profile import ProfileError
-from miniroom.engine.agent import Agent
-from miniroom.llm.model import THINKING_LEVELS
-from miniroom.llm.registry import ModelConfigError
+from miniroom.config.errors import UserError
+from miniroom.engine import Agent
+from miniroom.llm import THINKING_LEVELS
 
 HELP = """\
 /model [provider/model[:thinking]]  show or switch the model (the conversation is kept)
@@ -68,6 +67,6 @@ def run_chat_command(agent: Agent, text: str, runner: asyncio.Runner, env: Mappi
             print(HELP)
         else:
             print(f"unknown command {name}; /help lists the commands")
-    except (ModelConfigError, ProfileError, ValueError) as error:
+    except (UserError, ValueError) as error:
         print(f"✗ {error}")
     return ChatAction.CONTINUE

@@ -8,14 +8,12 @@ import sys
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
-from miniroom.agent.profile import ProfileError
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import SessionError
-from miniroom.llm.registry import ModelConfigError
+from miniroom.config.errors import UserError
+from miniroom.engine import Agent
 
 
-class CommandError(Exception):
-    """A problem the user can fix; printed as one line on stderr, exit code 2."""
+class CommandError(UserError):
+    """A problem with the command line itself (a folder, the prompt, a name) the user can fix."""
 
 
 def fail(message: str, code: int = 2) -> int:
@@ -33,10 +31,7 @@ def working_folder(args: argparse.Namespace) -> Path:
 def agent_from_args(args: argparse.Namespace) -> Agent:
     cwd = working_folder(args)
     choice = SessionChoice(continue_latest=args.continue_latest, session_id=args.session_id)
-    try:
-        return build_agent(args.model, cwd, os.environ, choice)
-    except (ModelConfigError, ProfileError, SessionError) as error:
-        raise CommandError(str(error)) from None
+    return build_agent(args.model, cwd, os.environ, choice)
 
 
 def money(value: float) -> str:

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from miniroom import __version__
+from miniroom.config.errors import UserError
 
 
 def _add_session_options(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        return _command(args)
+    except UserError as error:  # the one place a command's fixable problem becomes a message
+        from miniroom.cli.common import fail
+
+        return fail(str(error))
+
+
+def _command(args: argparse.Namespace) -> int:
     if args.command == "run":
         from miniroom.cli.run import run_command
 

@@ -6,13 +6,22 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
-from miniroom.engine.notices import retry_line
-from miniroom.engine.session import Session
-from miniroom.engine.tool import ToolResult
-from miniroom.llm.messages import Usage
-from miniroom.llm.serialize import usage_to_dict
+from miniroom.engine import (
+    Agent,
+    AgentEvent,
+    Compacted,
+    RetryScheduled,
+    Session,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnded,
+    ToolResult,
+    ToolStarted,
+    TurnEnded,
+    UsageReported,
+    retry_line,
+)
+from miniroom.llm import Usage, usage_to_dict
 
 
 def session_record(agent: Agent) -> dict[str, Any]:
@@ -65,20 +74,20 @@ def tool_text(result: ToolResult) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
 
 
-def _tool_start(event: ev.ToolStarted) -> dict[str, Any]:
+def _tool_start(event: ToolStarted) -> dict[str, Any]:
     return {"id": event.call_id, "name": event.name, "arguments": event.arguments, "summary": event.summary}
 
 
-def _tool_end(event: ev.ToolEnded) -> dict[str, Any]:
+def _tool_end(event: ToolEnded) -> dict[str, Any]:
     result = event.result
     return {"id": event.call_id, "name": event.name, "is_error": result.is_error, "output": tool_text(result)}
 
 
-def _usage(event: ev.UsageReported) -> dict[str, Any]:
+def _usage(event: UsageReported) -> dict[str, Any]:
     return {name: usage_to_dict(getattr(event, name)) for name in ("request", "turn", "session")}
 
 
-def _turn_end(event: ev.TurnEnded) -> dict[str, Any]:
+def _turn_end(event: TurnEnded) -> dict[str, Any]:
     message = event.message
     return {
         "text": message.text,
@@ -90,18 +99,18 @@ def _turn_end(event: ev.TurnEnded) -> dict[str, Any]:
 
 # event class -> (the record's `type`, its other fields); events not listed are not printed
 _RECORDS: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {
-    ev.TextDelta: ("text_delta", dataclasses.asdict),
-    ev.ThinkingDelta: ("thinking_delta", dataclasses.asdict),
-    ev.ToolStarted: ("tool_start", _tool_start),
-    ev.ToolEnded: ("tool_end", _tool_end),
-    ev.UsageReported: ("usage", _usage),
-    ev.RetryScheduled: ("retry", dataclasses.asdict),
-    ev.Compacted: ("compaction", dataclasses.asdict),
-    ev.TurnEnded: ("turn_end", _turn_end),
+    TextDelta: ("text_delta", dataclasses.asdict),
+    ThinkingDelta: ("thinking_delta", dataclasses.asdict),
+    ToolStarted: ("tool_start", _tool_start),
+    ToolEnded: ("tool_end", _tool_end),
+    UsageReported: ("usage", _usage),
+    RetryScheduled: ("retry", dataclasses.asdict),
+    Compacted: ("compaction", dataclasses.asdict),
+    TurnEnded: ("turn_end", _turn_end),
 }
 
 
-def event_record(event: ev.AgentEvent) -> dict[str, Any] | None:
+def event_record(event: AgentEvent) -> dict[str, Any] | None:
     """The JSON object `run --json` prints for an event, or None for events it does not print."""
     entry = _RECORDS.get(type(event))
     if entry is None:
@@ -110,7 +119,7 @@ def event_record(event: ev.AgentEvent) -> dict[str, Any] | None:
     return {"type": kind, **fields(event)}
 
 
-def error_record(event: ev.TurnEnded) -> dict[str, Any]:
+def error_record(event: TurnEnded) -> dict[str, Any]:
     assert event.error is not None
     return {
         "type": "error",
@@ -127,11 +136,11 @@ def usage_line(turn: Usage, session: Usage) -> str:
     return f"[{tokens} · turn ${turn.cost:.4f} · session ${session.cost:.4f}]"
 
 
-def notice_line(event: ev.AgentEvent) -> str | None:
+def notice_line(event: AgentEvent) -> str | None:
     """The one-line notice people see for retries and compactions, or None."""
-    if isinstance(event, ev.RetryScheduled):
+    if isinstance(event, RetryScheduled):
         return retry_line(event)
-    if isinstance(event, ev.Compacted):
+    if isinstance(event, Compacted):
         return (
             f"⟳ context compacted ({event.reason}): {event.tokens_before:,} → {event.tokens_after:,} tokens"
         )

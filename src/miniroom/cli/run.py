@@ -19,8 +19,7 @@ from miniroom.cli.render import (
     recreation_record,
     session_record,
 )
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
+from miniroom.engine import Agent, AgentEvent, TurnEnded
 
 
 def _prompt_text(parts: list[str]) -> str:
@@ -42,14 +41,14 @@ class _JsonOutput:
         self.agent = agent
         self.closed = False
 
-    def __call__(self, event: ev.AgentEvent) -> None:
+    def __call__(self, event: AgentEvent) -> None:
         if self.closed:
             return
         try:
             record = event_record(event)
             if record is not None:
                 _print_json(record)
-            if isinstance(event, ev.TurnEnded) and event.error is not None:
+            if isinstance(event, TurnEnded) and event.error is not None:
                 _print_json(error_record(event))
         except BrokenPipeError:
             # Nobody reads the events any more: abort the turn (its tools die with it) and end quietly.
@@ -57,13 +56,13 @@ class _JsonOutput:
             self.agent.abort()
 
 
-def _notice_listener(event: ev.AgentEvent) -> None:
+def _notice_listener(event: AgentEvent) -> None:
     line = notice_line(event)
     if line is not None:
         print(line, file=sys.stderr, flush=True)
 
 
-async def _run(agent: Agent, prompt: str) -> ev.TurnEnded:
+async def _run(agent: Agent, prompt: str) -> TurnEnded:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
@@ -75,11 +74,8 @@ async def _run(agent: Agent, prompt: str) -> ev.TurnEnded:
 
 def run_command(args: argparse.Namespace) -> int:
     make_non_dumpable()
-    try:
-        prompt = _prompt_text(args.prompt)
-        agent = agent_from_args(args)
-    except CommandError as error:
-        return fail(str(error))
+    prompt = _prompt_text(args.prompt)
+    agent = agent_from_args(args)
     output = _JsonOutput(agent)
     if args.json:
         _print_json(session_record(agent))

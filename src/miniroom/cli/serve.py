@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
-from miniroom.config.config_yaml import ConfigError, RoomsConfig
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.paths import config_path, data_dir_for
 from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.runtime.agents import model_problems
@@ -182,10 +182,7 @@ def serve_command(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     env = os.environ
     path = config_path(args.config, env)
-    try:
-        config = load_checked_config(path)
-    except ConfigError as error:
-        return fail(str(error))
+    config = load_checked_config(path)
     web = WebOptions(args.host, args.port, args.insecure)
     if config.matrix is None:  # embedded rooms: the web chat listens on --host
         from miniroom.server import TOKEN_VARIABLE

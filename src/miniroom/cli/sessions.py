@@ -8,12 +8,10 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from miniroom.cli.common import CommandError, fail, money, working_folder
+from miniroom.cli.common import money, working_folder
 from miniroom.cli.render import first_line
-from miniroom.engine.session import Session, SessionError
-from miniroom.engine.session_index import find_session_path, list_sessions
-from miniroom.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
-from miniroom.llm.registry import agent_dir_from_env
+from miniroom.engine import Session, find_session_path, list_sessions
+from miniroom.llm import AssistantMessage, ToolResultMessage, UserMessage, agent_dir_from_env
 
 
 def _list(agent_dir: Path, args: argparse.Namespace) -> int:
@@ -56,9 +54,6 @@ def _show(agent_dir: Path, session_id: str) -> int:
 
 def sessions_command(args: argparse.Namespace) -> int:
     agent_dir = agent_dir_from_env(os.environ)
-    try:
-        if args.sessions_command == "list":
-            return _list(agent_dir, args)
-        return _show(agent_dir, args.session_id)
-    except (CommandError, SessionError) as error:
-        return fail(str(error))
+    if args.sessions_command == "list":
+        return _list(agent_dir, args)
+    return _show(agent_dir, args.session_id)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from miniroom.agent.config_check import VALIDATORS, check_project
 from miniroom.agent.config_yaml_check import check_config_file, load_config
-from miniroom.agent.profile import ProfileError, parse_variables, resolve_profile
+from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.cli.common import CommandError, fail, working_folder
-from miniroom.config.config_yaml import ConfigError, RoomsConfig
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.paths import config_path
 
 
@@ -46,10 +46,7 @@ def _relative(path: Path, folder: Path) -> Path:
 def _model_variables(alias: str, folder: Path) -> dict[str, str]:
     """The `variables:` of a model alias in config.yaml."""
     path = config_path(None, os.environ, folder)
-    try:
-        config: RoomsConfig = load_config(path)
-    except ConfigError as error:
-        raise CommandError(str(error)) from None
+    config: RoomsConfig = load_config(path)
     if alias not in config.models:
         known = ", ".join(sorted(config.models)) or "none"
         raise CommandError(f"No model '{alias}' in {path} (models: {known}).")
@@ -58,14 +55,11 @@ def _model_variables(alias: str, folder: Path) -> dict[str, str]:
 
 def profile_show_command(args: argparse.Namespace) -> int:
     """Print the resolved profile as JSON: each setting's value and where it came from."""
-    try:
-        folder = working_folder(args)
-        env = dict(os.environ)
-        if args.name:
-            env["AGENT_BACKEND"] = f"mini:{args.name}"
-        variables = _model_variables(args.model, folder) if args.model else {}
-        resolved = resolve_profile(folder, env, variables)
-    except (CommandError, ProfileError) as error:
-        return fail(str(error))
+    folder = working_folder(args)
+    env = dict(os.environ)
+    if args.name:
+        env["AGENT_BACKEND"] = f"mini:{args.name}"
+    variables = _model_variables(args.model, folder) if args.model else {}
+    resolved = resolve_profile(folder, env, variables)
     print(json.dumps(resolved.to_json(), indent=2, ensure_ascii=False))
     return 0

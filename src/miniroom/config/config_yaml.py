@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from miniroom.config.errors import UserError
 from miniroom.config.problems import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
 from miniroom.config.secrets import SECRET_NAME
 from miniroom.config.settings_file import SettingsFileError, read_settings_text
@@ -50,7 +51,7 @@ _USER_ID = re.compile(r"@[^:\s]+:\S+")
 _MAX_PROBLEMS = 20
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """`config.yaml` is wrong; the message names the file, line, key and fix of every problem."""
 
     def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:
@@ -94,7 +95,7 @@ class TypesafeJudgment(_Strict):
     timeout_seconds: float = Field(default=1.5, gt=0)
 
 
-Judgment = Annotated[LlmJudgment | TypesafeJudgment, Field(discriminator="provider")]
+JudgmentConfig = Annotated[LlmJudgment | TypesafeJudgment, Field(discriminator="provider")]
 
 
 class ParticipationConfig(_Strict):
@@ -103,7 +104,7 @@ class ParticipationConfig(_Strict):
     debounce_seconds: float = Field(default=3.0, ge=0)
     instructions: str | None = None
     decline_reaction: str | None = None
-    judgment: Judgment | None = None
+    judgment: JudgmentConfig | None = None
 
 
 class AgentEntry(_Strict):

@@ -10,6 +10,7 @@ import os
 import stat
 from pathlib import Path
 
+from miniroom.config.errors import UserError
 from miniroom.config.problems import Problem
 
 MAX_SETTINGS_BYTES = 256 * 1024  # a YAML file four times this size takes PyYAML seconds to read
@@ -25,7 +26,7 @@ _NOT_REGULAR = {
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
-class SettingsFileError(ValueError):
+class SettingsFileError(UserError, ValueError):
     """A settings file that cannot be used as it is; `problem` says where, what and how to fix it."""
 
     def __init__(self, problem: Problem) -> None:

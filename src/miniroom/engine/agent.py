@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 
-from miniroom.engine import events as ev
-from miniroom.engine.compaction import (
-    KEEP_RECENT_TOKENS,
-    SUMMARIZER_PROMPT,
-    choose_first_kept,
-    context_tokens,
-    estimate_text_tokens,
-    estimate_tokens,
-    file_activity,
-    last_reported,
-    needs_compaction,
-    summary_request,
-    token_ratio,
-)
+import miniroom.engine.events as ev
+from miniroom.engine.compaction import Compactor
 from miniroom.engine.model_context import model_context
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
@@ -35,24 +22,28 @@ from miniroom.engine.tool import (
     ToolContext,
     ToolError,
     ToolResult,
+    ToolSettings,
 )
-from miniroom.llm import events as llm_events
-from miniroom.llm.errors import ErrorKind, ProviderFailure
-from miniroom.llm.http import make_client
-from miniroom.llm.messages import (
+from miniroom.llm import (
+    INVALID_ARGUMENTS_KEY,
     AssistantMessage,
     Context,
+    ErrorKind,
     Message,
+    Model,
+    ProviderFailure,
+    RequestOptions,
+    StreamDone,
     TextContent,
+    TextDelta,
+    ThinkingDelta,
     ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
+    make_client,
+    stream_response,
 )
-from miniroom.llm.model import Model
-from miniroom.llm.serialize import message_from_dict
-from miniroom.llm.stream import RequestOptions, stream_response
-from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 
 T = TypeVar("T")
 ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
@@ -66,16 +57,9 @@ class AgentConfig:
     cwd: Path
     request_options: RequestOptions = field(default_factory=RequestOptions)
     tool_timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
-    tool_settings: dict[str, Any] = field(default_factory=dict)
+    tool_settings: ToolSettings = field(default_factory=ToolSettings)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_model_requests: int = 200  # per turn: a model that keeps calling tools stops there
-
-
-def _running_estimates(messages: list[Message]) -> list[int]:
-    totals = [0]
-    for message in messages:
-        totals.append(totals[-1] + estimate_tokens(message))
-    return totals
 
 
 def request_limit_failure(limit: int) -> ProviderFailure:
@@ -105,12 +89,8 @@ class Agent:
         self.session = session
         self.client = client
         self.messages: list[Message] = session.messages()
-        self._estimates = _running_estimates(self.messages)  # [i]: estimated tokens of messages[:i]
-        self._ratio = 1.0  # the provider's tokens per estimated token, as last measured
-        self._overhead: tuple[AgentConfig, int] | None = None  # the estimate for the config it was made for
+        self.compactor = Compactor(session, self.messages)
         self.session_usage = session.total_usage()
-        # after a compaction, the kept messages' reported usage measured the old, longer context
-        self._usage_valid_from = len(self.messages) if session.latest("compaction") else 0
         self._tools = {tool.name: tool for tool in config.tools}
         self._listeners: list[ev.EventListener] = []
         self._inner: asyncio.Future[Any] | None = None
@@ -169,7 +149,7 @@ class Agent:
 
     def _record(self, message: Message) -> None:
         self.messages.append(message)
-        self._estimates.append(self._estimates[-1] + estimate_tokens(message))
+        self.compactor.added(message)
         self.session.append_message(message)
 
     async def _abortable(self, work: Awaitable[T]) -> T:
@@ -184,8 +164,7 @@ class Agent:
 
     async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
         """One model answer: compacting first when the context is full, retrying transient failures."""
-        window = self.config.model.context_window
-        if needs_compaction(self.messages, window, self._usage_valid_from, self._calibrated_ratio()):
+        if self.compactor.due(self.messages, self.config):
             await self.compact("threshold", turn_usage)
         policy = self.config.retry
         attempt, overflow_compacted = 1, False
@@ -223,7 +202,7 @@ class Agent:
         except asyncio.CancelledError:
             if not self._aborted:
                 raise
-            done = llm_events.StreamDone(self._aborted_message("".join(partial)))
+            done = StreamDone(self._aborted_message("".join(partial)))
         message = done.message
         self._count_usage(message.usage, turn_usage)
         self._record(message)
@@ -236,79 +215,40 @@ class Agent:
         self.session_usage.add(usage)
         self._emit(ev.UsageReported(usage, replace(turn_usage), replace(self.session_usage)))
 
-    async def _stream(
-        self, context: Context, options: RequestOptions, partial: list[str]
-    ) -> llm_events.StreamDone:
+    async def _stream(self, context: Context, options: RequestOptions, partial: list[str]) -> StreamDone:
         if self.client is None:  # one pooled client for every request of this agent
             self.client = make_client()
         stream = stream_response(self.config.model, context, options, self.client)
         async for event in stream:
-            if isinstance(event, llm_events.TextDelta):
+            if isinstance(event, TextDelta):
                 partial.append(event.text)
                 self._emit(event)
-            elif isinstance(event, llm_events.ThinkingDelta):
+            elif isinstance(event, ThinkingDelta):
                 self._emit(event)
-            elif isinstance(event, llm_events.StreamDone):
+            elif isinstance(event, StreamDone):
                 return event
         raise RuntimeError("the model stream ended without a final message")
 
     async def compact(self, reason: str = "manual", turn_usage: Usage | None = None) -> bool:
         """Summarize the older part of the context into a compaction entry; False when nothing was done."""
-        previous, entries = self.session.context_entries()
-        # on overflow the provider refused this context: keep only the current turn verbatim
-        keep = 0 if reason == "overflow" else min(KEEP_RECENT_TOKENS, self.config.model.context_window // 4)
-        ratio = self._calibrated_ratio()
-        cut = choose_first_kept(entries, keep, ratio)
-        if cut == 0:
+        usage = turn_usage or Usage()
+
+        async def summarize(request: Context, options: RequestOptions) -> StreamDone | None:
+            try:
+                done = await self._abortable(self._stream(request, options, []))
+            except asyncio.CancelledError:
+                if not self._aborted:
+                    raise
+                return None
+            self._count_usage(done.message.usage, usage)
+            return done
+
+        compacted = await self.compactor.compact(reason, self.messages, self.config, summarize)
+        if compacted is None:
             return False
-        older = [message_from_dict(entry["message"]) for entry in entries[:cut]]
-        request = Context(SUMMARIZER_PROMPT, [summary_request(older, previous)])
-        options = replace(self.config.request_options, thinking_level="off")
-        try:
-            done = await self._abortable(self._stream(request, options, []))
-        except asyncio.CancelledError:
-            if not self._aborted:
-                raise
-            return False
-        self._count_usage(done.message.usage, turn_usage or Usage())
-        if done.error is not None or not done.message.text.strip():
-            return False
-        summary = "\n\n".join(
-            part for part in (done.message.text.strip(), file_activity(older).render()) if part
-        )
-        tokens_before = context_tokens(self.messages, self._usage_valid_from, ratio)
-        first_kept = entries[cut]["id"] if cut < len(entries) else None
-        self.session.append(
-            "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before
-        )
-        self.messages = self.session.messages()
-        self._estimates = _running_estimates(self.messages)
-        self._usage_valid_from = len(self.messages)
-        self._emit(
-            ev.Compacted(
-                reason,
-                tokens_before,
-                context_tokens(self.messages, self._usage_valid_from, ratio),
-                summary,
-            )
-        )
+        event, self.messages = compacted
+        self._emit(event)
         return True
-
-    def _calibrated_ratio(self) -> float:
-        """Provider tokens per estimated token, from its newest count of this context (else the last one)."""
-        last = last_reported(self.messages, self._usage_valid_from)
-        if last is not None:
-            index, reported = last
-            self._ratio = token_ratio(reported, self._overhead_tokens() + self._estimates[index + 1])
-        return self._ratio
-
-    def _overhead_tokens(self) -> int:
-        """The estimate of what every request carries besides the messages: the prompt and tool schemas."""
-        if self._overhead is None or self._overhead[0] is not self.config:
-            schemas = json.dumps([asdict(tool.spec) for tool in self.config.tools])
-            tokens = estimate_text_tokens(self.config.system_prompt) + estimate_text_tokens(schemas)
-            self._overhead = (self.config, tokens)
-        return self._overhead[1]
 
     def _aborted_message(self, text: str) -> AssistantMessage:
         model = self.config.model

@@ -1,23 +1,34 @@
-"""Compaction: when the context nears the model's window, older turns become one structured summary."""
+"""Compaction: when the context nears the model's window, older turns become one structured summary.
+
+The decisions are pure functions; `Compactor` carries them out for one agent: it keeps the running token
+estimate of the agent's context and, when asked, has the model summarize the older part into the session.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Protocol
 
-from miniroom.llm.messages import (
+from miniroom.engine.events import Compacted
+from miniroom.engine.session import Session
+from miniroom.engine.tool import Tool
+from miniroom.llm import (
     AssistantMessage,
+    Context,
     ImageContent,
     Message,
+    Model,
+    RequestOptions,
+    StreamDone,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    message_from_dict,
 )
-from miniroom.llm.serialize import message_from_dict
 
 RESERVE_TOKENS = 16_384  # room left for the next answer before compaction starts
 KEEP_RECENT_TOKENS = 20_000  # the newest turns stay verbatim
@@ -185,3 +196,100 @@ def summary_request(messages: Sequence[Message], previous_summary: str | None) -
     parts.append(f"<conversation>\n{transcript(messages)}\n</conversation>")
     parts.append("Summarize the session so far as instructed.")
     return UserMessage.of_text("\n\n".join(parts))
+
+
+class RequestSettings(Protocol):
+    """What the agent sends with every request (its `AgentConfig`), as far as compaction needs it."""
+
+    @property
+    def model(self) -> Model: ...
+    @property
+    def system_prompt(self) -> str: ...
+    @property
+    def tools(self) -> Sequence[Tool]: ...
+    @property
+    def request_options(self) -> RequestOptions: ...
+
+
+# Sends one summary request; None when the turn was aborted meanwhile.
+Summarize = Callable[[Context, RequestOptions], Awaitable[StreamDone | None]]
+
+
+def running_estimates(messages: Sequence[Message]) -> list[int]:
+    """`[i]`: the estimated tokens of `messages[:i]`."""
+    totals = [0]
+    for message in messages:
+        totals.append(totals[-1] + estimate_tokens(message))
+    return totals
+
+
+class Compactor:
+    """The token count of one agent's context, kept as messages are added, and the compaction of it."""
+
+    def __init__(self, session: Session, messages: Sequence[Message]) -> None:
+        self.session = session
+        self._estimates = running_estimates(messages)
+        self._ratio = 1.0  # the provider's tokens per estimated token, as last measured
+        self._overhead: tuple[RequestSettings, int] | None = (
+            None  # the estimate for the settings it was made for
+        )
+        # after a compaction, the kept messages' reported usage measured the old, longer context
+        self._usage_valid_from = len(messages) if session.latest("compaction") else 0
+
+    def added(self, message: Message) -> None:
+        """Count a message the agent appended to its context."""
+        self._estimates.append(self._estimates[-1] + estimate_tokens(message))
+
+    def due(self, messages: Sequence[Message], settings: RequestSettings) -> bool:
+        """Whether the context is too near the model's window for the next request."""
+        ratio = self._calibrated_ratio(messages, settings)
+        return needs_compaction(messages, settings.model.context_window, self._usage_valid_from, ratio)
+
+    async def compact(
+        self, reason: str, messages: Sequence[Message], settings: RequestSettings, summarize: Summarize
+    ) -> tuple[Compacted, list[Message]] | None:
+        """Summarize the older part of the context into a compaction entry of the session: the event to
+        tell and the context that remains; None when nothing was done."""
+        previous, entries = self.session.context_entries()
+        window = settings.model.context_window
+        # on overflow the provider refused this context: keep only the current turn verbatim
+        keep = 0 if reason == "overflow" else min(KEEP_RECENT_TOKENS, window // 4)
+        ratio = self._calibrated_ratio(messages, settings)
+        cut = choose_first_kept(entries, keep, ratio)
+        if cut == 0:
+            return None
+        older = [message_from_dict(entry["message"]) for entry in entries[:cut]]
+        request = Context(SUMMARIZER_PROMPT, [summary_request(older, previous)])
+        done = await summarize(request, replace(settings.request_options, thinking_level="off"))
+        if done is None or done.error is not None or not done.message.text.strip():
+            return None
+        summary = "\n\n".join(
+            part for part in (done.message.text.strip(), file_activity(older).render()) if part
+        )
+        tokens_before = context_tokens(messages, self._usage_valid_from, ratio)
+        first_kept = entries[cut]["id"] if cut < len(entries) else None
+        self.session.append(
+            "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before
+        )
+        remaining = self.session.messages()
+        self._estimates = running_estimates(remaining)
+        self._usage_valid_from = len(remaining)
+        tokens_after = context_tokens(remaining, self._usage_valid_from, ratio)
+        return Compacted(reason, tokens_before, tokens_after, summary), remaining
+
+    def _calibrated_ratio(self, messages: Sequence[Message], settings: RequestSettings) -> float:
+        """Provider tokens per estimated token, from its newest count of this context (else the last one)."""
+        last = last_reported(messages, self._usage_valid_from)
+        if last is not None:
+            index, reported = last
+            estimated = self._overhead_tokens(settings) + self._estimates[index + 1]
+            self._ratio = token_ratio(reported, estimated)
+        return self._ratio
+
+    def _overhead_tokens(self, settings: RequestSettings) -> int:
+        """The estimate of what every request carries besides the messages: the prompt and tool schemas."""
+        if self._overhead is None or self._overhead[0] is not settings:
+            schemas = json.dumps([asdict(tool.spec) for tool in settings.tools])
+            tokens = estimate_text_tokens(settings.system_prompt) + estimate_text_tokens(schemas)
+            self._overhead = (settings, tokens)
+        return self._overhead[1]

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from miniroom.engine.tool import ToolResult
-from miniroom.llm.errors import ProviderFailure
-from miniroom.llm.events import TextDelta, ThinkingDelta  # the model's deltas reach UIs as they are
-from miniroom.llm.messages import AssistantMessage, Usage
+from miniroom.llm import AssistantMessage, ProviderFailure, TextDelta, ThinkingDelta, Usage
 
 __all__ = [
     "AgentEvent",

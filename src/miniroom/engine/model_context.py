@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from miniroom.llm.messages import (
+from miniroom.llm import (
     AssistantMessage,
     Message,
     TextContent,

@@ -11,16 +11,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from miniroom.config.errors import UserError
 from miniroom.engine.session_file import LoadReport, read_session_lines
-from miniroom.llm.messages import (
+from miniroom.llm import (
     Message,
     TextContent,
     ToolResultMessage,
     Usage,
     UserContent,
     UserMessage,
+    message_from_dict,
+    message_to_dict,
+    usage_from_dict,
 )
-from miniroom.llm.serialize import message_from_dict, message_to_dict, usage_from_dict
 
 SESSION_VERSION = 3
 INTERRUPTED_TOOL_TEXT = (
@@ -29,7 +32,7 @@ INTERRUPTED_TOOL_TEXT = (
 REWIND_ENTRY, REWIND_TYPE = "custom", "rewind"  # marks where a conversation continues after a rewind
 
 
-class SessionError(Exception):
+class SessionError(UserError):
     """A session that cannot be found or read; the message says which and why."""
 
 

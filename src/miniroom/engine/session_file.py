@@ -12,8 +12,7 @@ from typing import Any
 
 import orjson
 
-from miniroom.llm.messages import Message
-from miniroom.llm.serialize import MessageFormatError, message_from_dict
+from miniroom.llm import Message, MessageFormatError, message_from_dict
 
 
 @dataclass

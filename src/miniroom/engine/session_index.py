@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.engine.session import Session, SessionError, directory_for_cwd, sessions_root
-from miniroom.llm.messages import UserMessage
+from miniroom.llm import UserMessage
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from miniroom.llm.messages import TextContent, ToolSpec, UserContent
+from miniroom.llm import TextContent, ToolSpec, UserContent
 
 DEFAULT_TOOL_CALL_TIMEOUT = 300.0
 
@@ -27,13 +27,21 @@ class ToolResult:
 
 
 @dataclass(frozen=True)
+class ToolSettings:
+    """The profile's values that tools read; the defaults are the profile's built-in ones."""
+
+    read_max_lines: int = 500  # readMaxLines: the most lines one read returns
+    parallel_bash_threads: int = 5  # parallelBashThreads: commands parallel_bash runs at once
+
+
+@dataclass(frozen=True)
 class ToolContext:
     """What a call may know of its surroundings."""
 
     cwd: Path
     timeout: float = DEFAULT_TOOL_CALL_TIMEOUT
     accepts_images: bool = False
-    settings: dict[str, Any] = field(default_factory=dict)  # profile values a tool reads (readMaxLines, ...)
+    settings: ToolSettings = field(default_factory=ToolSettings)
 
 
 class Tool(Protocol):

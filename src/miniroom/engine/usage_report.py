@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from miniroom.llm.messages import Usage
-from miniroom.llm.serialize import usage_from_dict
+from miniroom.llm import Usage, usage_from_dict
 
 DIMENSIONS = ("agent", "model", "day")
 
@@ -40,7 +39,7 @@ class Tally:
         }
 
 
-def usage_report(messages: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+def tally_usage(messages: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     """`messages`: (agent, a stored assistant message). Totals, and a list of groups per dimension, each
     group named by its value (`{"agent": "helper", "requests": ..., "cost": ...}`), largest cost first."""
     total = Tally()

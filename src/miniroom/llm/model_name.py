@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import get_close_matches
 
+from miniroom.config.errors import UserError
 from miniroom.llm.model import THINKING_LEVELS, ThinkingLevel
 
 DEFAULT_MODEL_NAME = "deepseek/deepseek-v4-flash"
@@ -15,7 +16,7 @@ EXPECTED_FORM = (
 )
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(UserError, ValueError):
     """A model name or model configuration a person must fix; the message says what and how."""
 
 

@@ -92,7 +92,7 @@ async def _exchange(
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         yield assembler.fail(failure_from_exception(model, exc))
         return
-    except (ProtocolError, StalledReply) as error:
+    except (ProtocolError, StalledReplyError) as error:
         yield assembler.fail(error.failure)
         return
     if not parser.complete:
@@ -101,7 +101,7 @@ async def _exchange(
     yield assembler.done(parser.stop_reason)
 
 
-class StalledReply(Exception):
+class StalledReplyError(Exception):
     """The reply stopped coming: no response, or no content, within its deadline."""
 
     def __init__(self, failure: ProviderFailure) -> None:
@@ -134,7 +134,7 @@ class _Deadline:
                 raise
             options = self._options
             seconds = options.idle_timeout if self._started else options.first_byte_timeout
-            raise StalledReply(stalled_failure(self._model, seconds, self._started)) from None
+            raise StalledReplyError(stalled_failure(self._model, seconds, self._started)) from None
 
 
 async def _read_reply(

@@ -109,7 +109,7 @@ def parse_command(body: str | None) -> Command | None:
     return None if known is None else COMMANDS[known[0]](known[1])
 
 
-def run_command(
+def carry_out_command(
     command: Command, *, room_id: str, sender_is_admin: bool, overrides: ThreadModeOverrides
 ) -> CommandResult:
     """Carry out `command` in `room_id`; only room admins may set or reset the override."""

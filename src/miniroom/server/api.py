@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from miniroom.rooms.content import reaction_content, redaction_content, reply_relation, thread_relation
 from miniroom.rooms.events import REDACTION_TYPE, parse_event
 from miniroom.rooms.transport import Content, Event
 from miniroom.server import compose
@@ -93,7 +94,7 @@ async def post_message(request: Request) -> JSONResponse:
         store, room.room_id, optional_event_id(data, "thread_root"), optional_event_id(data, "reply_to")
     )
     index = compose.mention_index(await asyncio.to_thread(store.members, room.room_id))
-    content = compose.message_content(body, index, relation)
+    content = compose.typed_message(body, index, relation)
     return await _send(store, room, "m.room.message", content, txn_id)
 
 
@@ -116,7 +117,7 @@ async def edit_message(request: Request) -> JSONResponse:
             f"{original['event_id']} is not a message (an edit or reaction); edit the message itself"
         )
     index = compose.mention_index(await asyncio.to_thread(store.members, room.room_id))
-    return await _send(store, room, "m.room.message", compose.edit_content(original, body, index))
+    return await _send(store, room, "m.room.message", compose.typed_edit(original, body, index))
 
 
 async def react(request: Request) -> JSONResponse:
@@ -127,7 +128,7 @@ async def react(request: Request) -> JSONResponse:
     key = (await json_object(request, ("key",))).get("key")
     if not isinstance(key, str) or not key.strip() or len(key) > 64:
         raise bad_request('send {"key": "👍"}: "key" must be a short non-empty text such as an emoji')
-    return await _send(store, room, "m.reaction", compose.reaction_content(target["event_id"], key))
+    return await _send(store, room, "m.reaction", reaction_content(target["event_id"], key))
 
 
 async def redact(request: Request) -> JSONResponse:
@@ -136,7 +137,7 @@ async def redact(request: Request) -> JSONResponse:
     room = await room_of(store, request.path_params["room"])
     target = await existing_event(store, room.room_id, request.path_params["event_id"])
     reason = optional_text(await json_object(request, ("reason",)), "reason", limit=MAX_REASON_CHARS)
-    return await _send(store, room, REDACTION_TYPE, compose.redaction_content(target["event_id"], reason))
+    return await _send(store, room, REDACTION_TYPE, redaction_content(target["event_id"], reason))
 
 
 async def _send(
@@ -156,14 +157,14 @@ async def _relation(
         replied = parse_event(await existing_event(store, room_id, reply_to))
         thread_root = thread_root or replied.relation.thread_root
         if thread_root is None:
-            return compose.reply_relation(reply_to)
-        return compose.thread_relation(thread_root, reply_to, falling_back=False)
+            return reply_relation(reply_to)
+        return thread_relation(thread_root, reply_to, falling_back=False)
     if thread_root is None:
         return None
     thread = await asyncio.to_thread(store.thread_messages, room_id, thread_root)
     if not thread:
         raise UnknownEvent(f"thread root {thread_root} is not an event of room {room_id}")
-    return compose.thread_relation(thread_root, thread[-1]["event_id"], falling_back=True)
+    return thread_relation(thread_root, thread[-1]["event_id"], falling_back=True)
 
 
 async def existing_event(store: RoomStore, room_id: str, event_id: str) -> Event:

@@ -1,4 +1,7 @@
-"""Matrix content for what the local user posts: messages with mentions and pills, edits, reactions."""
+"""What the local user types in the web chat, as Matrix content: `@name` mentions resolved and shown as pills.
+
+The content itself is built by `miniroom.rooms.content`, as for the agents' replies.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from miniroom.rooms.content import edit_content, message_content
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.mentions import MentionIndex, plain_mentions
 from miniroom.rooms.transport import Content
 from miniroom.transports.embedded import Member
 
-HTML_FORMAT = "org.matrix.custom.html"
 # `@name` or `@name:server` in escaped HTML, to wrap the names `plain_mentions` resolved in pills.
 _AT_NAME = re.compile(r"(?<![\w@])@([\w.=/+-]+)(?::([A-Za-z0-9.-]+(?::\d{1,5})?))?")
 
@@ -21,60 +24,19 @@ def mention_index(members: Iterable[Member]) -> MentionIndex:
     return MentionIndex.build((member.user_id, [member.display_name]) for member in members)
 
 
-def text_content(body: str, index: MentionIndex) -> Content:
-    """`m.text` content: the body, its HTML with mention pills, and `m.mentions` from `@name` text."""
+def typed_message(body: str, index: MentionIndex, relates_to: Mapping[str, Any] | None = None) -> Content:
+    """`m.text` content for what the user typed: HTML with mention pills, `m.mentions` from `@name` text."""
     mentioned = plain_mentions(body, index)
-    return {
-        "msgtype": "m.text",
-        "body": body,
-        "format": HTML_FORMAT,
-        "formatted_body": _formatted_body(body, index, set(mentioned)),
-        "m.mentions": {"user_ids": list(mentioned)},
-    }
+    formatted = _formatted_body(body, index, set(mentioned))
+    return message_content(body, mentioned, relates_to=relates_to, formatted_body=formatted)
 
 
-def message_content(body: str, index: MentionIndex, relates_to: Mapping[str, Any] | None) -> Content:
-    content = text_content(body, index)
-    if relates_to is not None:
-        content["m.relates_to"] = dict(relates_to)
-    return content
-
-
-def thread_relation(root: str, reply_to: str, *, falling_back: bool) -> dict[str, Any]:
-    """A thread message; `falling_back` marks `reply_to` as the thread's latest event, not a chosen reply."""
-    return {
-        "rel_type": "m.thread",
-        "event_id": root,
-        "is_falling_back": falling_back,
-        "m.in_reply_to": {"event_id": reply_to},
-    }
-
-
-def reply_relation(reply_to: str) -> dict[str, Any]:
-    return {"m.in_reply_to": {"event_id": reply_to}}
-
-
-def edit_content(original: Mapping[str, Any], body: str, index: MentionIndex) -> Content:
+def typed_edit(original: Mapping[str, Any], body: str, index: MentionIndex) -> Content:
     """An `m.replace` of `original`; the top-level `m.mentions` holds only newly mentioned users."""
-    new_content = text_content(body, index)
+    new_content = typed_message(body, index)
     before = parse_event(original).mentions or ()
-    added = [user for user in new_content["m.mentions"]["user_ids"] if user not in before]
-    return {
-        "msgtype": "m.text",
-        "body": f"* {body}",
-        "m.mentions": {"user_ids": added},
-        "m.new_content": new_content,
-        "m.relates_to": {"rel_type": "m.replace", "event_id": original["event_id"]},
-    }
-
-
-def reaction_content(target: str, key: str) -> Content:
-    return {"m.relates_to": {"rel_type": "m.annotation", "event_id": target, "key": key}}
-
-
-def redaction_content(target: str, reason: str | None) -> Content:
-    """Room version 11 redaction content: `redacts` is in the content, not at the top level."""
-    return {"redacts": target} if reason is None else {"redacts": target, "reason": reason}
+    added = [user for user in new_content["m.mentions"].get("user_ids", ()) if user not in before]
+    return edit_content(original["event_id"], new_content, added)
 
 
 def _formatted_body(body: str, index: MentionIndex, mentioned: set[str]) -> str:

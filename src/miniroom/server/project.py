@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from miniroom.config.config_yaml import RoomsConfig
-from miniroom.engine.session import directory_for_cwd
-from miniroom.llm.registry import agent_dir_from_env
+from miniroom.engine import directory_for_cwd
+from miniroom.llm import agent_dir_from_env
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.runtime.agents import AgentFactory, safe_name
 from miniroom.server.settings_files import ProjectFiles

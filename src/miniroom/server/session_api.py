@@ -12,9 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from miniroom.engine.call_records import find_call
-from miniroom.engine.session_file import read_session_lines
-from miniroom.engine.usage_report import assistant_messages, usage_report
+from miniroom.engine import assistant_messages, find_call, read_session_lines, tally_usage
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.events import parse_event
 from miniroom.server.api import existing_event, room_of, store_of
@@ -71,7 +69,7 @@ def _session_bytes(path: Path) -> bytes | None:
 async def usage(request: Request) -> JSONResponse:
     """`GET /api/usage`: every request of every agent's sessions, failed attempts included."""
     project = project_of(request)
-    report = await asyncio.to_thread(lambda: usage_report(_stored_messages(project)))
+    report = await asyncio.to_thread(lambda: tally_usage(_stored_messages(project)))
     return JSONResponse(report)
 
 

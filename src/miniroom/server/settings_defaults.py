@@ -10,9 +10,9 @@ from pydantic.alias_generators import to_camel
 
 from miniroom.agent.profile import PROFILE_NAME, ProfileSettings
 from miniroom.agent.prompt import BASE_PROMPT
-from miniroom.agent.tool_names import BUILTIN_TOOL_NAMES, TOOL_REQUIRES
-from miniroom.engine.retry_policy import RETRY_FILE, RetryPolicy
-from miniroom.llm.model import THINKING_LEVELS
+from miniroom.engine import RETRY_FILE, RetryPolicy
+from miniroom.llm import THINKING_LEVELS
+from miniroom.tools import BUILTIN_TOOL_NAMES, TOOL_REQUIRES
 
 
 def defaults_json() -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -15,9 +16,6 @@ from miniroom.server.api import room_of, store_of
 from miniroom.server.inputs import query_int, whole_number
 from miniroom.transports.embedded import RoomStore
 
-_BATCH = 100
-# Short waits so writes by another process (the runtime in its own process) show up within a second.
-_POLL_SECONDS = 1.0
 _KEEPALIVE_SECONDS = 15.0
 _RETRY_MS = 1000
 
@@ -47,20 +45,17 @@ def _resume_position(request: Request) -> int | None:
 async def _sse(store: RoomStore, position: int, room_id: str | None) -> AsyncIterator[str]:
     yield f"retry: {_RETRY_MS}\n\n"
     quiet_since = time.monotonic()
-    while True:
-        batch = await asyncio.to_thread(store.events_after, position, _BATCH)
-        for event in batch:
-            position = event["unsigned"]["stream_position"]
-            if room_id is None or event["room_id"] == room_id:
-                yield f"id: {position}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n"
-        if batch:
-            quiet_since = time.monotonic()
-            continue
-        if time.monotonic() - quiet_since > _KEEPALIVE_SECONDS:
-            # A comment line keeps proxies and browsers from closing an idle connection.
-            yield ": keepalive\n\n"
-            quiet_since = time.monotonic()
-        await store.notifier.wait_beyond(position, _POLL_SECONDS)
+    async with contextlib.aclosing(store.follow(position)) as stored:
+        async for event in stored:
+            if event is not None:
+                quiet_since = time.monotonic()
+                if room_id is None or event["room_id"] == room_id:
+                    data = json.dumps(event, ensure_ascii=False)
+                    yield f"id: {event['unsigned']['stream_position']}\ndata: {data}\n\n"
+            elif time.monotonic() - quiet_since > _KEEPALIVE_SECONDS:
+                # A comment line keeps proxies and browsers from closing an idle connection.
+                yield ": keepalive\n\n"
+                quiet_since = time.monotonic()
 
 
 ROUTES = [Route("/api/stream", stream_events, methods=["GET"])]

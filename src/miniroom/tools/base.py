@@ -7,8 +7,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
-from miniroom.llm.messages import ToolSpec
+from miniroom.engine import ToolContext, ToolError, ToolResult
+from miniroom.llm import ToolSpec
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -47,10 +47,15 @@ def format_validation_error(tool: str, error: ValidationError) -> str:
 
 
 class BuiltinTool(Generic[P]):
-    """Subclasses set `name`, `description`, `params_model` and implement `run` and `summary`."""
+    """Subclasses set `name`, `description`, `params_model` and implement `run` and `summary`.
+
+    `requires` names a tool this one is in other clothes (parallel_bash runs bash commands): it goes wherever
+    that tool goes, and is off wherever that tool is.
+    """
 
     name: ClassVar[str]
     description: ClassVar[str]
+    requires: ClassVar[str | None] = None
     params_model: type[P]
 
     @cached_property

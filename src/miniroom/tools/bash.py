@@ -6,9 +6,9 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolResult
+from miniroom.engine import ToolContext, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
-from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools.output_folder import KeepsOutput
 from miniroom.tools.shell import (
     CommandText,
     ShellCommand,
@@ -25,7 +25,7 @@ class BashParams(Params):
     )
 
 
-class BashTool(BuiltinTool[BashParams]):
+class BashTool(KeepsOutput, BuiltinTool[BashParams]):
     name: ClassVar[str] = "bash"
     description: ClassVar[str] = (
         "Run a shell command (bash -c) in the working folder; stdout and stderr come back merged, cut to "
@@ -33,13 +33,6 @@ class BashTool(BuiltinTool[BashParams]):
         "Stdin is empty, so use non-interactive flags; background jobs (`cmd > log 2>&1 &`) keep running."
     )
     params_model = BashParams
-
-    def __init__(self, output: OutputFolder | None = None) -> None:
-        self._output = output or OutputFolder()
-
-    def close(self) -> None:
-        """Remove the files long outputs were kept in: the agent holding this tool is done."""
-        self._output.remove()
 
     async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         timeout = effective_timeout(params.timeout, ctx)

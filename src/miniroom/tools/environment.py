@@ -10,7 +10,7 @@ import logging
 import os
 from collections.abc import Mapping
 
-from miniroom.llm.providers import TEMPLATES
+from miniroom.llm import TEMPLATES
 
 log = logging.getLogger(__name__)
 

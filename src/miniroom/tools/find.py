@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolResult
+from miniroom.engine import ToolContext, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.ripgrep import (
     file_list_result,

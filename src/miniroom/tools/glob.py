@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.ripgrep import (
     compile_glob,

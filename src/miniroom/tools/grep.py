@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import InsidePath, inside_path, open_regular_file

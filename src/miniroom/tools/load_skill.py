@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.paths import OutsideError, read_file_inside
 

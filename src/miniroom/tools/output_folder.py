@@ -41,6 +41,17 @@ class OutputFolder:
             shutil.rmtree(path, ignore_errors=True)
 
 
+class KeepsOutput:
+    """A shell tool keeping long outputs in an `OutputFolder`, which the shells of one agent may share."""
+
+    def __init__(self, output: OutputFolder | None = None) -> None:
+        self._output = output or OutputFolder()
+
+    def close(self) -> None:
+        """Remove the files long outputs were kept in: the agent holding this tool is done."""
+        self._output.remove()
+
+
 def _remove_all() -> None:
     for folder in list(_live):
         folder.remove()

@@ -7,11 +7,12 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
+from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.bash import BashTool
 from miniroom.tools.capture import OutputCapture
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
-from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools.output_folder import KeepsOutput, OutputFolder
 from miniroom.tools.shell import (
     CommandOutcome,
     CommandText,
@@ -23,8 +24,6 @@ from miniroom.tools.shell import (
 )
 
 MAX_COMMANDS = 16
-DEFAULT_THREADS = 5
-THREADS_SETTING = "parallelBashThreads"
 _SECTION_SHARE = 0.9  # of the cap, split among the commands; the rest leaves room for headers and notices
 
 
@@ -39,10 +38,10 @@ class ParallelBashParams(Params):
 
 def thread_limit(ctx: ToolContext) -> int:
     """How many commands may run at once, from the profile's `parallelBashThreads`."""
-    value = ctx.settings.get(THREADS_SETTING, DEFAULT_THREADS)
+    value = ctx.settings.parallel_bash_threads
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ToolError(
-            f"The profile setting {THREADS_SETTING} must be a whole number of at least 1, not {value!r}. "
+            f"The profile setting parallelBashThreads must be a whole number of at least 1, not {value!r}. "
             "Fix it in miniagent.yml or MINI_PROFILE_PARALLEL_BASH_THREADS."
         )
     return value
@@ -65,21 +64,15 @@ def combined_report(outcomes: list[CommandOutcome], output: OutputFolder) -> tup
     return shown, capped.full_output_path
 
 
-class ParallelBashTool(BuiltinTool[ParallelBashParams]):
+class ParallelBashTool(KeepsOutput, BuiltinTool[ParallelBashParams]):
     name: ClassVar[str] = "parallel_bash"
+    requires: ClassVar[str | None] = BashTool.name
     description: ClassVar[str] = (
         "Run several shell commands concurrently and get each one's output in an `[i] command` section, "
         "in input order. Only for commands that do not depend on each other: none may need another's "
         "output, files or side effects; run dependent steps one by one with bash."
     )
     params_model = ParallelBashParams
-
-    def __init__(self, output: OutputFolder | None = None) -> None:
-        self._output = output or OutputFolder()
-
-    def close(self) -> None:
-        """Remove the files long outputs were kept in: the agent holding this tool is done."""
-        self._output.remove()
 
     async def run(self, params: ParallelBashParams, ctx: ToolContext) -> ToolResult:
         """Every command gets an equal share of the output cap, so each section stays visible."""

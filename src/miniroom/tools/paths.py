@@ -13,7 +13,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.engine.tool import ToolError
+from miniroom.engine import ToolError
 from miniroom.tools.beneath import FOLDER_FLAGS, open_beneath
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO put in a file's place must not hang the open

@@ -12,13 +12,12 @@ from typing import Any, BinaryIO
 
 from pydantic import Field
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
-from miniroom.llm.messages import ImageContent, TextContent
+from miniroom.engine import ToolContext, ToolError, ToolResult
+from miniroom.llm import ImageContent, TextContent
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.output import MAX_OUTPUT_BYTES, keep_head
 from miniroom.tools.paths import InsidePath, inside_path, open_regular_file
 
-DEFAULT_READ_MAX_LINES = 500
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 SNIFF_BYTES = 8192
 
@@ -45,7 +44,7 @@ class ReadTool(BuiltinTool[ReadParams]):
 
     async def run(self, params: ReadParams, ctx: ToolContext) -> ToolResult:
         target = inside_path(ctx.cwd, params.path)
-        cap = max(1, int(ctx.settings.get("readMaxLines", DEFAULT_READ_MAX_LINES)))
+        cap = max(1, ctx.settings.read_max_lines)
         max_lines = min(params.limit or cap, cap)
         return await asyncio.to_thread(_read, target, params.offset, max_lines, ctx.accepts_images)
 

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.engine.tool import ToolError, ToolResult
+from miniroom.engine import ToolError, ToolResult
 from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import display_path, inside_path, open_folder

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from miniroom.engine.tool import ToolContext, ToolError
+from miniroom.engine import ToolContext, ToolError
 from miniroom.tools.capture import CapturedOutput, OutputCapture
 from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES

@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, TypeAdapter, ValidationError, WithJsonSchema
 
-from miniroom.engine.tool import ToolContext, ToolError, ToolResult
-from miniroom.llm.messages import Message, ToolResultMessage
+from miniroom.engine import ToolContext, ToolError, ToolResult
+from miniroom.llm import Message, ToolResultMessage
 from miniroom.tools.base import BuiltinTool, Params
 
 TODO_TOOL_NAME = "todo_write"

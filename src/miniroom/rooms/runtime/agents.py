@@ -10,9 +10,8 @@ from pathlib import Path
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.profile import parse_variables
 from miniroom.config.config_yaml import AgentEntry, RoomsConfig
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import directory_for_cwd
-from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, resolve_model
+from miniroom.engine import Agent, directory_for_cwd
+from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.rooms.conversation import Conversation
 
 ROOM_CONVERSATION = "room"

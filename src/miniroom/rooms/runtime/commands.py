@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from miniroom.rooms.commands import is_room_admin, parse_command, run_command
+from miniroom.rooms.commands import carry_out_command, is_room_admin, parse_command
+from miniroom.rooms.content import MESSAGE_EVENT, conversation_relation, message_content
 from miniroom.rooms.events import RoomEvent
-from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content
 from miniroom.rooms.runtime.context import HandlerContext
 from miniroom.rooms.runtime.ledger import transaction_id
 
@@ -30,7 +30,7 @@ class CommandHandler:
             log.warning(COMMAND_REPLIER_NOT_JOINED, event.room_id, event.event_id)
             return
         power_levels = await context.transport.power_levels(event.room_id)
-        result = run_command(
+        result = carry_out_command(
             command,
             room_id=event.room_id,
             sender_is_admin=is_room_admin(power_levels, event.sender),
@@ -44,9 +44,8 @@ class CommandHandler:
             result.outcome.name,
         )
         conversation = await context.facts.conversation(event)
-        content = message_content(
-            result.reply, thread_root=conversation.thread_root, in_reply_to=event.event_id
-        )
+        relation = conversation_relation(conversation.thread_root, event.event_id)
+        content = message_content(result.reply, relates_to=relation)
         content["msgtype"] = "m.notice"
         sender = context.transport.agent_user_id(replier)
         txn_id = transaction_id(event.event_id, replier, "command")

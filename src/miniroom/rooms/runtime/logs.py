@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from miniroom.llm.messages import Usage
+from miniroom.llm import Usage
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.decide import Decision, Judge, NeedsRouting, Respond, RoomDecision, SilenceReason, Silent
 from miniroom.rooms.runtime.ledger import Turn

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 
+from miniroom.rooms.content import MESSAGE_EVENT, conversation_relation, message_content
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.decide import Respond, RoomDecision, decide
 from miniroom.rooms.events import RoomEvent, parse_event
-from miniroom.rooms.runtime.content import MESSAGE_EVENT, message_content
 from miniroom.rooms.runtime.context import HandlerContext
 from miniroom.rooms.runtime.judges import Judgment, judged
 from miniroom.rooms.runtime.ledger import Turn
@@ -45,7 +45,9 @@ class MessageHandler:
 
     async def _hand_off(self, turn: Turn, reply_id: str, text: str) -> None:
         conversation, facts = turn.conversation, self.context.facts
-        content = message_content(text, thread_root=conversation.thread_root, in_reply_to=turn.event_id)
+        content = message_content(
+            text, relates_to=conversation_relation(conversation.thread_root, turn.event_id)
+        )
         raw = {"event_id": reply_id, "room_id": conversation.room_id, "type": MESSAGE_EVENT}
         reply = parse_event(
             {**raw, "sender": self.context.transport.agent_user_id(turn.agent), "content": content}

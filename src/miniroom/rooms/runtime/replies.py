@@ -9,17 +9,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from miniroom.engine import events as ev
-from miniroom.engine.notices import retry_line
-from miniroom.llm.messages import Usage
-from miniroom.rooms.forms import degrade_forms
-from miniroom.rooms.runtime.content import (
+from miniroom.engine import (
+    AgentEvent,
+    MessageCompleted,
+    RetryScheduled,
+    TextDelta,
+    ToolEnded,
+    ToolStarted,
+    UsageReported,
+    retry_line,
+)
+from miniroom.llm import Usage
+from miniroom.rooms.content import (
     MESSAGE_EVENT,
     TurnState,
+    conversation_relation,
     edit_content,
     message_content,
     turn_info,
 )
+from miniroom.rooms.forms import degrade_forms
 from miniroom.rooms.transport import Content, RoomTransport
 
 log = logging.getLogger(__name__)
@@ -27,7 +36,7 @@ DEFAULT_EDIT_INTERVAL = 0.7  # seconds between two edits of a streaming reply
 TOOL_MARK = "🔧"
 EMPTY_REPLY = "(no reply)"
 # Matrix refuses events over 64 KiB, and an edit carries the body twice: longer replies are cut.
-MAX_BODY_BYTES = 30_000
+MAX_REPLY_BYTES = 30_000
 CUT_NOTICE = "\n\n… (cut: the reply is too long for one message)"
 # The tool calls a reply's turn info lists, each summary cut to a line: the rest is in the session.
 MAX_LISTED_TOOLS = 100
@@ -60,29 +69,29 @@ class ReplyText:
         self.error: str | None = None  # why the turn failed or stopped
         self.ending: str | None = None  # the notice that closes a failed or interrupted reply
 
-    def apply(self, event: ev.AgentEvent) -> bool:
+    def apply(self, event: AgentEvent) -> bool:
         """Take in one engine event; True when the visible text changed."""
-        if isinstance(event, ev.TextDelta):
+        if isinstance(event, TextDelta):
             self._current.append(event.text)
             return bool(event.text)
-        if isinstance(event, ev.ToolStarted):
+        if isinstance(event, ToolStarted):
             self.lines.append(f"{TOOL_MARK} {event.summary}")
             if len(self.tools) < MAX_LISTED_TOOLS:
                 self.tools[event.call_id] = _listed_tool(event)
             return True
-        if isinstance(event, ev.ToolEnded):
+        if isinstance(event, ToolEnded):
             listed = self.tools.get(event.call_id)
             if listed is not None:
                 listed["status"] = "error" if event.result.is_error else "done"
             return listed is not None
-        if isinstance(event, ev.UsageReported):
+        if isinstance(event, UsageReported):
             self.usage = event.turn
             return True
-        if isinstance(event, ev.RetryScheduled):
+        if isinstance(event, RetryScheduled):
             self.lines.append(retry_line(event))
             self.retries.append(_retry_record(event, self.lines[-1]))
             return True
-        if isinstance(event, ev.MessageCompleted):
+        if isinstance(event, MessageCompleted):
             finished = "".join(self._current).strip()
             self._current = []
             if event.message.stop_reason == "error":
@@ -103,7 +112,7 @@ class ReplyText:
     def render(self) -> str:
         """The body: retry and tool lines, then the text with its forms and buttons as numbered options."""
         parts = ["\n".join(self.lines), degrade_forms(self.text)[0]]
-        body = fit("\n\n".join(part for part in parts if part), MAX_BODY_BYTES)
+        body = fit("\n\n".join(part for part in parts if part), MAX_REPLY_BYTES)
         return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
 
     def turn(self) -> Content:
@@ -123,12 +132,12 @@ def usage_json(usage: Usage) -> dict[str, Any]:
     }
 
 
-def _listed_tool(event: ev.ToolStarted) -> dict[str, Any]:
+def _listed_tool(event: ToolStarted) -> dict[str, Any]:
     summary = event.summary[:MAX_SUMMARY_CHARS]
     return {"id": event.call_id, "name": event.name, "summary": summary, "status": "running"}
 
 
-def _retry_record(event: ev.RetryScheduled, line: str) -> dict[str, Any]:
+def _retry_record(event: RetryScheduled, line: str) -> dict[str, Any]:
     wait = int(event.wait_seconds) if float(event.wait_seconds).is_integer() else event.wait_seconds
     return {
         "model": event.model,
@@ -172,7 +181,7 @@ class ReplyWriter:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"reply to {self.target.in_reply_to}")
 
-    def on_event(self, event: ev.AgentEvent) -> None:
+    def on_event(self, event: AgentEvent) -> None:
         if self.reply.apply(event):
             self._wake.set()
 
@@ -210,7 +219,7 @@ class ReplyWriter:
                 await self._post_first(self._first_content(body, mentions, turn))
             else:
                 added = tuple(user for user in mentions if user not in self._sent_mentions)
-                edit = edit_content(self.reply_id, body, mentions=mentions, newly_mentioned=added, turn=turn)
+                edit = edit_content(self.reply_id, message_content(body, mentions, turn=turn), added)
                 await self._post(edit, None)
         except Exception:
             log.exception("Sending a reply in %s as %s failed", self.target.room_id, self.target.sender)
@@ -227,10 +236,8 @@ class ReplyWriter:
             self._on_posted(self.reply_id)
 
     def _first_content(self, body: str, mentions: tuple[str, ...], turn: Content) -> Content:
-        target = self.target
-        return message_content(
-            body, thread_root=target.thread_root, in_reply_to=target.in_reply_to, mentions=mentions, turn=turn
-        )
+        relation = conversation_relation(self.target.thread_root, self.target.in_reply_to)
+        return message_content(body, mentions, relates_to=relation, turn=turn)
 
     async def _post(self, content: Content, txn_id: str | None) -> str:
         sender, room_id = self.target.sender, self.target.room_id

@@ -10,11 +10,17 @@ from dataclasses import dataclass
 import httpx
 
 from miniroom.config.config_yaml import RoomsConfig
-from miniroom.llm import events as llm_events
-from miniroom.llm.messages import Context, UserMessage
-from miniroom.llm.model import Model
-from miniroom.llm.registry import ModelConfigError, agent_dir_from_env, resolve_model
-from miniroom.llm.stream import RequestOptions, stream_response
+from miniroom.llm import (
+    Context,
+    Model,
+    ModelConfigError,
+    RequestOptions,
+    StreamDone,
+    UserMessage,
+    agent_dir_from_env,
+    resolve_model,
+    stream_response,
+)
 from miniroom.rooms.runtime.agents import model_choice
 
 log = logging.getLogger(__name__)
@@ -61,7 +67,7 @@ async def choose_agent(
     """Ask `model` which candidate answers `message`; None when the call fails or names nobody."""
     context = Context(ROUTER_PROMPT, [UserMessage.of_text(routing_request(candidates, message))])
     async for event in stream_response(model, context, ROUTER_OPTIONS, client):
-        if isinstance(event, llm_events.StreamDone):
+        if isinstance(event, StreamDone):
             if event.error is not None:
                 log.warning("The router model failed: %s", event.error)
                 return None

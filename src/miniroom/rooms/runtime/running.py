@@ -5,10 +5,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
-from miniroom.llm.messages import Usage
-from miniroom.rooms.runtime.content import TurnState
+from miniroom.engine import Agent, AgentEvent, UsageReported
+from miniroom.llm import Usage
+from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.logs import log_turn_ended, log_turn_started
 from miniroom.rooms.runtime.turn_queue import TurnKey
@@ -24,9 +23,9 @@ class RunningTurn:
     agent: Agent | None = None
     usage: Usage = field(default_factory=Usage)  # every request of the turn so far
 
-    def on_event(self, event: ev.AgentEvent) -> None:
+    def on_event(self, event: AgentEvent) -> None:
         """The engine listener: keeps the turn's running usage totals."""
-        if isinstance(event, ev.UsageReported):
+        if isinstance(event, UsageReported):
             self.usage = event.turn
 
 

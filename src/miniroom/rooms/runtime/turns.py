@@ -9,13 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from miniroom.agent.profile import ProfileError
-from miniroom.engine import events as ev
-from miniroom.engine.agent import Agent
-from miniroom.engine.session import Session, SessionError
-from miniroom.llm.model_name import ModelConfigError
+from miniroom.config.errors import UserError
+from miniroom.engine import Agent, Session, TurnEnded
+from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.agents import AgentFactory
-from miniroom.rooms.runtime.content import TurnState
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
@@ -24,7 +21,6 @@ from miniroom.rooms.transport import RoomTransport
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
 
 log = logging.getLogger(__name__)
-_PEOPLE_ERRORS = (ProfileError, ModelConfigError, SessionError, OSError)
 REPLY_PART = "reply"
 STOPPED = "miniroom stopped before the reply was complete; it is finished after the restart"
 RERUN_REASON = "the turn was cut short by a restart and runs again"
@@ -141,7 +137,7 @@ class TurnRunner:
             agent.subscribe(running.on_event)
             running.agent = agent
             ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
-        except _PEOPLE_ERRORS as error:
+        except (UserError, OSError) as error:  # what a person can fix, or the disk or system refused
             return str(error)
         except Exception as error:
             log.exception("The turn of %s for %s crashed", turn.agent, turn.event_id)
@@ -182,7 +178,7 @@ def _is_prompt(message: Any, prompt: str) -> bool:
     return "".join(text for text in texts if isinstance(text, str)) == prompt
 
 
-def failure_reason(ended: ev.TurnEnded) -> str | None:
+def failure_reason(ended: TurnEnded) -> str | None:
     if ended.error is not None:
         return str(ended.error)
     if ended.aborted:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncGenerator, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,9 @@ from miniroom.transports.embedded.schema import connect
 DATABASE_NAME = "rooms.sqlite3"
 ADMIN_POWER = 100
 MAX_CONTENT_BYTES = 65536  # Matrix's limit for a whole event; content alone is a close, simple bound
+_FOLLOW_BATCH = 100
+# The longest wait for new events: writes by another process (the runtime in its own) show up by then.
+_FOLLOW_WAIT_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +196,21 @@ class RoomStore:
         """Events of every room after stream `position`, oldest first."""
         with self._read() as connection:
             return timeline.events_after(connection, position, limit)
+
+    async def follow(self, position: int) -> AsyncGenerator[Event | None, None]:
+        """Every event of every room stored after `position`, oldest first, as it comes, without end.
+
+        None comes each time a wait for more ends with nothing new (at most a second apart, or at once on
+        `notifier.notify()`), so a follower can stop or keep its connection alive.
+        """
+        while True:
+            batch = await asyncio.to_thread(self.events_after, position, _FOLLOW_BATCH)
+            for event in batch:
+                yield event
+                position = event["unsigned"]["stream_position"]
+            if not batch:
+                await self.notifier.wait_beyond(position, _FOLLOW_WAIT_SECONDS)
+                yield None
 
     def page(self, room_id: str, query: timeline.PageQuery) -> tuple[list[Event], int]:
         """A page of the room's timeline and the newest stream position when it was read."""

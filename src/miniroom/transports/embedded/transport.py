@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
@@ -11,9 +12,6 @@ from miniroom.transports.embedded import ids
 from miniroom.transports.embedded.store import RoomStore
 
 DEFAULT_CURSOR = "runtime"
-_BATCH = 100
-# How long to sleep between reads when nothing is stored by this process (writes by others are seen then).
-_POLL_SECONDS = 1.0
 
 
 class EmbeddedTransport:
@@ -86,14 +84,13 @@ class EmbeddedTransport:
     async def events(self) -> AsyncIterator[Event]:
         """Every event stored in the started rooms after the acknowledged position, oldest first."""
         position = await asyncio.to_thread(self._store.cursor, self._cursor) or 0
-        while not self._stopping:
-            batch = await asyncio.to_thread(self._store.events_after, position, _BATCH)
-            if not batch:
-                await self._store.notifier.wait_beyond(position, _POLL_SECONDS)
-                continue
-            rooms = set(self._room_ids.values())  # read anew: a `start` meanwhile may have added rooms
-            for event in batch:
-                if event["room_id"] in rooms:
+        async with contextlib.aclosing(self._store.follow(position)) as stored:
+            async for event in stored:
+                if self._stopping:
+                    return
+                if event is None:
+                    continue
+                if event["room_id"] in self._room_ids.values():  # read anew: a `start` may add rooms
                     yield event
                 # Reaching this line means the runtime asked for the next event: this one is handled.
                 position = event["unsigned"]["stream_position"]
