@@ -90,6 +90,7 @@ async def test_config_changed_outside_is_not_overwritten(
 
 async def open_file(body: Locator, name: str) -> Locator:
     await body.get_by_role("button", name=name, exact=True).click()
+    await expect(body.locator(".tab-panel")).to_have_attribute("data-ready", "1")
     editor = body.locator("textarea.file-text")
     await expect(editor).to_have_attribute(
         "aria-label", name if name == "config.yaml" else f".miniroom/{name}"

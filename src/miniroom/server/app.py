@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
 
-from miniroom.server import api, page, session_api, settings_api, stream
+from miniroom.server import api, page, session_api, settings_api, static_files, stream
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, http_error, room_error
 from miniroom.server.project import Project
 from miniroom.server.site import DEFAULT_HOSTS
 from miniroom.transports.embedded import RoomError, RoomStore
-
-STATIC_DIR = Path(__file__).with_name("static")
 
 
 def create_app(
@@ -40,7 +35,7 @@ def create_app(
             *settings_api.ROUTES,
             *session_api.ROUTES,
             *stream.ROUTES,
-            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+            *static_files.ROUTES,
         ],
         middleware=[
             Middleware(

@@ -30,10 +30,10 @@ _PAGE = """<!doctype html>
 <title>miniroom</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/app.css">
-<link rel="stylesheet" href="/static/settings.css">
 <script src="/static/vendor/marked.umd.js" defer></script>
 <script src="/static/vendor/purify.min.js" defer></script>
 <script src="/static/app.js" type="module"></script>
+{preloads}
 </head>
 <body data-user-id="{user_id}" data-user-name="{user_name}">
 <div class="layout">
@@ -89,9 +89,16 @@ _PAGE = """<!doctype html>
 """
 
 
+# The modules app.js imports, fetched beside it rather than after it has been read.
+CHAT_MODULES = ("actions", "api", "cards", "dom", "forms", "hub", "model", "render")
+_PRELOADS = "\n".join(f'<link rel="modulepreload" href="/static/{name}.js">' for name in CHAT_MODULES)
+
+
 async def chat_page(request: Request) -> HTMLResponse:
     store = store_of(request)
-    html = _PAGE.format(user_id=escape(store.local_user_id), user_name=escape(store.local_display_name))
+    html = _PAGE.format(
+        user_id=escape(store.local_user_id), user_name=escape(store.local_display_name), preloads=_PRELOADS
+    )
     return HTMLResponse(html, headers=SECURITY_HEADERS)
 
 

@@ -27,6 +27,9 @@ import {
 import { renderBody } from "./render.js";
 
 const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
+// Made once: a formatter costs more to make than a hundred messages cost to format.
+const CLOCK = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+const TOKENS = new Intl.NumberFormat("en-US");
 const PAGE_SIZE = 200;
 
 // --- Messages --------------------------------------------------------------------------------------
@@ -39,7 +42,7 @@ function setErrorLabel(label, turn) {
 function showSpend(label, conversation) {
   const { cost, tokens } = spend(conversation);
   label.hidden = !tokens;
-  label.textContent = `$${cost.toFixed(4)} · ${tokens.toLocaleString("en-US")} tokens`;
+  label.textContent = `$${cost.toFixed(4)} · ${TOKENS.format(tokens)} tokens`;
   label.title = "What the agents' replies here have spent, failed attempts included";
 }
 
@@ -69,7 +72,7 @@ function renderMessage(message, inThread) {
   const meta = element("div", "meta");
   meta.append(element("span", "sender", senderName(message.event.sender)));
   const time = new Date(message.event.origin_server_ts);
-  meta.append(element("time", "muted", time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })));
+  meta.append(element("time", "muted", CLOCK.format(time)));
   meta.append(element("span", "spend muted"));
   item.append(meta, element("div", "body"), element("div", "reactions"), actions(message, inThread));
   if (!inThread) {
@@ -155,8 +158,10 @@ function refreshConversation(message) {
   showErrorLabels();
 }
 
-function append(list, item) {
-  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+// A new message follows the timeline's end if the person was reading there. A page of events is appended
+// without measuring (each measure would lay the page out again): its loader scrolls once at the end.
+function append(list, item, fromPage) {
+  const atBottom = !fromPage && list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   list.append(item);
   if (atBottom) list.scrollTop = list.scrollHeight;
 }
@@ -173,11 +178,12 @@ function receive(event, fromPage) {
   if (message.threadRoot) {
     const root = state.messages.get(message.threadRoot);
     if (root && !fromPage) root.replies += 1;
-    if (state.threadRoot === message.threadRoot) append($("thread-timeline"), renderMessage(message, true));
+    if (state.threadRoot === message.threadRoot) append($("thread-timeline"), renderMessage(message, true), fromPage);
   } else {
-    append($("timeline"), renderMessage(message, false));
+    append($("timeline"), renderMessage(message, false), fromPage);
   }
-  refreshConversation(message);
+  if (fromPage) refresh(state.messages.get(message.threadRoot) || message);
+  else refreshConversation(message); // a page's loader shows the labels and spend once, at its end
 }
 
 function receiveEdit(event, fromPage) {
@@ -225,7 +231,8 @@ function renderRooms() {
   }
 }
 
-async function openRoom(room) {
+// Open `room`; `firstPage` is its newest events when they were asked for already (at start).
+async function openRoom(room, firstPage = null) {
   enterRoom(room);
   closeThread();
   history.replaceState(null, "", `?room=${encodeURIComponent(room.key)}`);
@@ -235,9 +242,10 @@ async function openRoom(room) {
   showErrorLabels();
   renderRooms();
   state.pending = [];
-  const page = await api(roomPath(`/events?bundled=true&limit=${PAGE_SIZE}`));
+  const page = await (firstPage || api(roomPath(`/events?bundled=true&limit=${PAGE_SIZE}`)));
   if (state.room !== room) return;
   for (const event of page.events) receive(event, true);
+  showErrorLabels();
   state.roomLatest = page.latest;
   const pending = state.pending;
   state.pending = null;
@@ -317,16 +325,21 @@ async function start() {
     showErrorLabels();
   });
   try {
-    const data = await loadRooms();
-    state.latest = data.latest;
-    connectStream();
     const wanted = new URLSearchParams(location.search).get("room");
+    // The room asked for in the address is read at once, beside the list of rooms.
+    const path = `/api/rooms/${encodeURIComponent(wanted)}/events?bundled=true&limit=${PAGE_SIZE}`;
+    const [data, firstPage] = await Promise.all([loadRooms(), wanted ? api(path).catch(() => null) : null]);
+    // The stream starts where the earlier of the two reads stood, so nothing between them is missed.
+    state.latest = firstPage ? Math.min(data.latest, firstPage.latest) : data.latest;
+    connectStream();
     // The room asked for in the address; with only one room, that one.
     const room =
       data.rooms.find((r) => r.key === wanted || r.room_id === wanted) ||
       (data.rooms.length === 1 ? data.rooms[0] : undefined);
-    if (room) await openRoom(room);
+    const asked = room && (room.key === wanted || room.room_id === wanted);
+    if (room) await openRoom(room, asked ? firstPage : null);
     else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
+    document.body.dataset.ready = "1"; // the rooms (and the room asked for) are shown
   } catch (error) {
     showStatus(friendly(error, "load the rooms"));
   }

@@ -51,7 +51,21 @@ export async function openPage(title, module, page) {
   }
 }
 
-export function openHub() {
+// The hub's styles load with its first opening: the chat alone needs none of them.
+let styles = null;
+function hubStyles() {
+  styles ||= new Promise((resolve) => {
+    const link = element("link");
+    link.rel = "stylesheet";
+    link.href = "/static/settings.css";
+    link.onload = link.onerror = resolve;
+    document.head.append(link);
+  });
+  return styles;
+}
+
+export async function openHub() {
+  await hubStyles();
   $("settings").hidden = false;
   showCards();
   $("settings-close").focus();

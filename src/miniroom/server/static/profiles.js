@@ -30,7 +30,9 @@ export async function open(view) {
   const show = async (label, opener) => {
     for (const tab of tabs.children) tab.classList.toggle("active", tab.textContent === label);
     panel.replaceChildren();
+    delete panel.dataset.ready;
     await opener({ ...view, body: panel });
+    panel.dataset.ready = "1"; // read: what the person types from now on is theirs
   };
   const present = new Set(files.map((file) => file.name));
   const openers = [["Profiles", (target) => openProfiles(target, known.profile)]];

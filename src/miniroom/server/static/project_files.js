@@ -12,7 +12,9 @@ export async function open(view) {
   const show = async (name) => {
     for (const tab of tabs.children) tab.classList.toggle("active", tab.dataset.name === name);
     panel.replaceChildren();
+    delete panel.dataset.ready;
     await openFile({ ...view, body: panel }, files.find((file) => file.name === name));
+    panel.dataset.ready = "1"; // read: what the person types from now on is theirs
   };
   for (const file of files) {
     const tab = button(file.name, file.location, () => show(file.name), "tab");
