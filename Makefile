@@ -57,6 +57,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/session_load.py
 	$(BIN)/python bench/prompt_size.py
 	$(BIN)/python bench/room_decisions.py
+	$(BIN)/python bench/page_load.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
