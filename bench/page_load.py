@@ -53,7 +53,14 @@ def fill(store: RoomStore) -> None:
             "tools": [
                 {"id": f"c{number}", "name": "read", "summary": f"Read src/m{number}.py", "status": "done"}
             ],
-            "usage": {"input": 1200, "output": 80, "cache_read": 0, "cache_write": 0, "cost": 0.002},
+            "usage": {
+                "input": 1200,
+                "output": 80,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "totalTokens": 1280,
+                "cost": {"total": "0.002000"},
+            },
         }
         body = f"{retry}\n🔧 Read src/m{number}.py\n\nThe **answer** {number}, with `code` and a [link](https://example.org)."
         store.append(

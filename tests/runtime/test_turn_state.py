@@ -149,7 +149,8 @@ async def test_the_turn_lists_its_tool_calls_and_its_spend(
     assert (call["name"], call["summary"], call["status"]) == ("ls", "Ls .", "done")
     assert call["id"]
     usage = final[TURN]["usage"]
-    assert (usage["input"], usage["output"], usage["cache_read"]) == (500, 30, 50)
+    assert (usage["input"], usage["output"], usage["cacheRead"], usage["totalTokens"]) == (500, 30, 50, 580)
+    assert usage["cost"] == {"total": "0.000000"}  # text: Matrix events hold no fractions
 
 
 async def test_buttons_in_a_reply_read_as_numbered_text_and_are_described_for_the_web_chat(

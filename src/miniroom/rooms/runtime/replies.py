@@ -19,7 +19,7 @@ from miniroom.engine import (
     UsageReported,
     retry_line,
 )
-from miniroom.llm import Usage
+from miniroom.llm import Usage, usage_to_dict
 from miniroom.rooms.content import (
     MESSAGE_EVENT,
     TurnState,
@@ -116,20 +116,14 @@ class ReplyText:
         return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
 
     def turn(self) -> Content:
-        usage = None if self.usage is None else usage_json(self.usage)
+        usage = None if self.usage is None else turn_usage(self.usage)
         tools, forms = list(self.tools.values()), degrade_forms(self.text)[1]
         return turn_info(self.state, self.retries, self.error, tools=tools, usage=usage, forms=forms)
 
 
-def usage_json(usage: Usage) -> dict[str, Any]:
-    """Tokens and cost as clients read them (`cost` in US dollars)."""
-    return {
-        "input": usage.input,
-        "output": usage.output,
-        "cache_read": usage.cache_read,
-        "cache_write": usage.cache_write,
-        "cost": round(usage.cost, 6),
-    }
+def turn_usage(usage: Usage) -> dict[str, Any]:
+    """The spend as sessions store it, but the cost as decimal text: Matrix events hold no fractions."""
+    return {**usage_to_dict(usage), "cost": {"total": f"{usage.cost:.6f}"}}
 
 
 def _listed_tool(event: ToolStarted) -> dict[str, Any]:

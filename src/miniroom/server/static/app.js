@@ -122,7 +122,7 @@ function refresh(message) {
       renderBody(view.querySelector(".body"), message.body, message.turn, fromAgent(message), hooks);
     }
     const usage = message.turn && message.turn.usage;
-    view.querySelector(".spend").textContent = usage ? `$${(usage.cost || 0).toFixed(4)}` : "";
+    view.querySelector(".spend").textContent = usage ? `$${(Number(usage.cost && usage.cost.total) || 0).toFixed(4)}` : "";
     view.classList.toggle("edited", message.editedAt > 0);
     view.classList.toggle("streaming", message.streaming);
     view.classList.toggle("deleted", message.body === undefined);

@@ -145,8 +145,8 @@ export function spend(conversation) {
   for (const message of state.messages.values()) {
     const usage = message.turn && message.turn.usage;
     if (!usage || !fromAgent(message) || (message.threadRoot || ROOM_LEVEL) !== conversation) continue;
-    cost += usage.cost || 0;
-    tokens += (usage.input || 0) + (usage.output || 0) + (usage.cache_read || 0) + (usage.cache_write || 0);
+    cost += Number(usage.cost && usage.cost.total) || 0;
+    tokens += usage.totalTokens || 0;
   }
   return { cost, tokens };
 }
