@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.prompt import FORMS_PROMPT
 from miniroom.engine.session import Session
 from miniroom.tools import BUILTIN_TOOL_NAMES
 
@@ -58,3 +59,17 @@ def test_without_project_dir_the_working_folder_holds_the_settings(tmp_path: Pat
     agent.session.close()
     assert [tool.name for tool in agent.config.tools if tool.name in BUILTIN_TOOL_NAMES] == ["read"]
     assert "fetch" in [tool.name for tool in agent.config.tools]
+
+
+def test_the_forms_syntax_stays_in_the_prompt_when_a_profile_replaces_the_built_in_prompt(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".miniroom").mkdir()
+    (tmp_path / ".miniroom" / "miniagent.yml").write_text(
+        "profiles:\n  safe:\n    systemPrompt: You are terse.\n", encoding="utf-8"
+    )
+    env = {**ENV, "MINI_AGENT_DIR": str(tmp_path / "mini"), "AGENT_BACKEND": "mini:safe"}
+    agent = build_agent(None, tmp_path, env, SessionChoice())
+    agent.session.close()
+    assert agent.config.system_prompt.startswith("You are terse.")
+    assert FORMS_PROMPT in agent.config.system_prompt

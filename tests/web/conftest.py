@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -88,9 +89,31 @@ async def browser(chromium_path: str) -> AsyncIterator[Browser]:
         await chromium.close()
 
 
+SCREENSHOT_KEY = pytest.StashKey[Path]()
+FAILED_KEY = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """A browser test that fails names, in its failure message, the screenshot its page fixture saves."""
+    outcome = yield
+    report = outcome.get_result()
+    path = item.stash.get(SCREENSHOT_KEY, None)
+    if path is not None and report.when == "call" and report.failed:
+        item.stash[FAILED_KEY] = True
+        if hasattr(report.longrepr, "addsection"):
+            report.longrepr.addsection("screenshot of the page", f"saved to {path}")
+
+
 @pytest_asyncio.fixture(loop_scope="session")
-async def page(browser: Browser) -> AsyncIterator[Page]:
+async def page(browser: Browser, request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Page]:
+    """A fresh tab; when the test fails, a picture of it goes to `<tmp_path>/screenshots/page.png`."""
     context = await browser.new_context(viewport={"width": 1200, "height": 760})
     tab = await context.new_page()
+    shot = tmp_path / "screenshots" / "page.png"
+    request.node.stash[SCREENSHOT_KEY] = shot
     yield tab
+    if request.node.stash.get(FAILED_KEY, False):
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        await tab.screenshot(path=str(shot), full_page=True)
     await context.close()

@@ -194,12 +194,14 @@ async def test_a_person_sends_a_message_and_sees_the_reply_stream(
         assert provider.pending_replies == 0
 
 
-async def test_a_tool_call_shows_as_a_compact_line_in_the_reply(
+async def test_a_tool_call_shows_as_a_card_above_the_answer(
     page: Page, tmp_path: Path, provider: ScriptedProvider
 ) -> None:
     provider.script(Reply(tool_calls=[("ls", {"path": "."})]), Reply(text="The workspace is empty."))
     with miniroom_serve(tmp_path, provider) as serve:
         thread = await send_in_lobby(page, serve, "What is in your workspace?")
         body = thread.locator(".message:not(.mine) .body")
-        await expect(body.locator(".line.tool")).to_have_text("🔧 Ls .", timeout=WAIT_MS)
+        card = body.locator(".tool-card")
+        await expect(card.locator(".tool-summary")).to_have_text("Ls .", timeout=WAIT_MS)
+        await expect(card.locator(".tool-name")).to_have_text("ls")
         await expect(body.locator(".markdown")).to_have_text("The workspace is empty.", timeout=WAIT_MS)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from starlette.applications import Starlette
+
 from miniroom.server import create_app
 from miniroom.transports.embedded import RoomStore
 from tests.web.support import client
@@ -33,3 +35,16 @@ async def test_the_page_escapes_the_user_name_and_forbids_inline_scripts(tmp_pat
         # Markup reaches the page only through DOMPurify (render.js), as a DOM fragment.
         assert "innerHTML" not in scripts[name].text, name
     assert style.status_code == 200
+
+
+async def test_the_page_files_come_with_their_type_and_revalidate_by_etag(app: Starlette) -> None:
+    async with client(app) as http:
+        first = await http.get("/static/app.js")
+        assert first.status_code == 200
+        assert first.headers["content-type"] == "text/javascript; charset=utf-8"
+        assert first.headers["cache-control"] == "no-cache"
+        again = await http.get("/static/app.js", headers={"If-None-Match": first.headers["etag"]})
+        assert (again.status_code, again.content) == (304, b"")
+        missing = await http.get("/static/../page.py")
+        assert missing.status_code == 404
+        assert (await http.get("/static/vendor/purify.min.js")).status_code == 200

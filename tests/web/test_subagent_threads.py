@@ -26,15 +26,15 @@ async def test_the_tool_line_opens_the_subagent_thread_and_the_thread_leads_back
         thread = await send_in_lobby(page, serve, question)
         reply = thread.locator(".message:not(.mine) .body")
         await expect(reply.locator(".markdown")).to_have_text("The workspace has no files.", timeout=WAIT_MS)
-        tool = reply.locator(".line.tool")
-        await expect(tool).to_contain_text("🔧 Agent count files → thread (done)", timeout=WAIT_MS)
+        tool = reply.locator(".tool-card .tool-summary")  # the call's card keeps the thread link
+        await expect(tool).to_contain_text("Agent count files → thread (done)", timeout=WAIT_MS)
         await tool.get_by_role("link", name="thread").click()
         # the child's thread: its root names the task, its reply is the child's, with its spend
         await expect(thread.locator(".message").first).to_contain_text(
             "Subagent: count files", timeout=WAIT_MS
         )
         child = thread.locator(".message").nth(1).locator(".body")
-        await expect(child.locator(".line.tool")).to_have_text("🔧 Ls .", timeout=WAIT_MS)
+        await expect(child.locator(".tool-card .tool-summary")).to_have_text("Ls .", timeout=WAIT_MS)
         await expect(child).to_contain_text("zero files here")
         await expect(child).to_contain_text("tokens")
         assert page.url.startswith(serve.url)  # the link opened the thread in place

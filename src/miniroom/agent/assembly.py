@@ -10,7 +10,7 @@ from miniroom.agent.context_files import ContextFile, load_context_files, render
 from miniroom.agent.profile import (
     ProfileSettings,
 )
-from miniroom.agent.prompt import BASE_PROMPT, system_prompt
+from miniroom.agent.prompt import BASE_PROMPT, FORMS_PROMPT, system_prompt
 from miniroom.agent.skills import Skill, render_skill_list
 from miniroom.agent.tool_names import allowed_with_requirements
 from miniroom.engine import (
@@ -88,7 +88,7 @@ def prompt_parts(
 ) -> list[str]:
     """The base prompt with the working folder, the context files, and the skill list."""
     base = settings.system_prompt or BASE_PROMPT
-    parts = [system_prompt(cwd, base)]
+    parts = [system_prompt(cwd, base), FORMS_PROMPT]
     context = render_context(files)
     if context:
         parts.append(context)

@@ -14,6 +14,13 @@ You are mini, a coding agent working in the user's project. You read, write and 
 - Be concise. When done, say what you changed and how you checked it."""
 
 
+# Kept short: it is in every request. The chat draws these blocks; a reply to one comes back as a message.
+FORMS_PROMPT = """\
+To offer choices, write a fenced block tagged agent.button with one option per line; for a form, tag \
+it agent.form with one field per line: `Label` or `Label: choice | choice`. The answer comes as the next \
+message."""
+
+
 def system_prompt(cwd: Path, base: str = BASE_PROMPT, today: date | None = None) -> str:
     return f"{base}\n\nWorking folder: {cwd}\nToday's date: {(today or date.today()).isoformat()}"
 

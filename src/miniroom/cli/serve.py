@@ -29,6 +29,8 @@ from miniroom.web.project import ensure_fetch_file
 if TYPE_CHECKING:
     pass
 
+    from miniroom.server.project import Project
+
 log = logging.getLogger(__name__)
 
 
@@ -39,6 +41,7 @@ class Backend:
     transport: RoomTransport
     listeners: list[Listener] = field(default_factory=list)
     close: Callable[[], None] = lambda: None
+    project: Project | None = None  # what the web settings edit, told of the runtime once it runs
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,9 @@ class WebOptions:
 
 @dataclass(frozen=True)
 class ServePaths:
-    """The folder of config.yaml (whose `.miniroom/` holds the agents' settings) and the data folder."""
+    """config.yaml, its folder (whose `.miniroom/` holds the agents' settings) and the data folder."""
 
+    config: Path
     project_dir: Path
     data_dir: Path
 
@@ -92,23 +96,35 @@ def warn_if_open(web: WebOptions, token_variable: str, env: Mapping[str, str]) -
         )
 
 
-def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions, cli: AgentCli | None) -> Backend:
+def create_backend(
+    config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Mapping[str, str], cli: AgentCli | None
+) -> Backend:
     """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used."""
     extra = [gateway] if cli is not None and (gateway := gateway_listener(cli, os.environ, web.host)) else []
     if config.matrix is not None:
         from miniroom.transports.matrix import MatrixTransport
 
         api = [api_listener(cli, web.host, web.port, what="agent API", option="--port")] if cli else []
-        return Backend(MatrixTransport(config.matrix, data_dir), [*api, *extra])
+        return Backend(MatrixTransport(config.matrix, paths.data_dir), [*api, *extra])
     from miniroom.server import DEFAULT_HOSTS, build_server, create_app
+    from miniroom.server.project import Project
+    from miniroom.server.settings_files import ProjectFiles
     from miniroom.transports.embedded.store import RoomStore
     from miniroom.transports.embedded.transport import EmbeddedTransport
 
     host, port = web.host, web.port
     listening = listen(host, port)
-    store = RoomStore.open(data_dir)
+    store = RoomStore.open(paths.data_dir)
     names = {key: room.display_name for key, room in config.rooms.items() if room.display_name}
-    app = create_app(store, allowed_hosts=(*DEFAULT_HOSTS, host), insecure=web.insecure, agent_cli=cli)
+    files = ProjectFiles(paths.project_dir, paths.config)
+    project = Project(files, paths.data_dir, env, config)
+    app = create_app(
+        store,
+        allowed_hosts=(*DEFAULT_HOSTS, host),
+        insecure=web.insecure,
+        agent_cli=cli,
+        project=project,
+    )
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
     chat = Listener(build_server(app, host=host, port=port), listening, f"miniroom: web chat at {url}")
 
@@ -116,7 +132,7 @@ def create_backend(config: RoomsConfig, data_dir: Path, web: WebOptions, cli: Ag
         listening.close()
         store.close()
 
-    return Backend(EmbeddedTransport(store, room_names=names), [chat, *extra], close)
+    return Backend(EmbeddedTransport(store, room_names=names), [chat, *extra], close, project)
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
@@ -153,11 +169,13 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
         if web.api
         else None
     )
-    backend = create_backend(config, data_dir, web, cli)
+    backend = create_backend(config, paths, web, env, cli)
     try:
         runtime = RoomRuntime(
             config, backend.transport, data_dir, env=env, project_dir=paths.project_dir, cli=cli
         )
+        if backend.project is not None:  # config.yaml saved from the web settings applies at once
+            backend.project.on_config = runtime.apply_config
         await runtime.start()
         log.info(
             "Serving %d agent(s) in %d room(s); data in %s", len(config.agents), len(config.rooms), data_dir
@@ -183,7 +201,7 @@ def serve_command(args: argparse.Namespace) -> int:
         if problem is not None:
             return fail(problem)
         warn_if_open(web, TOKEN_VARIABLE, env)
-    paths = ServePaths(project_dir=path.resolve().parent, data_dir=data_dir_for(path, env))
+    paths = ServePaths(config=path, project_dir=path.resolve().parent, data_dir=data_dir_for(path, env))
     ensure_fetch_file(paths.project_dir)
     try:
         paths.data_dir.mkdir(parents=True, exist_ok=True)

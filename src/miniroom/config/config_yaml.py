@@ -23,6 +23,7 @@ from miniroom.config.participation import (
     TypesafeJudgment,
 )
 from miniroom.config.problems import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
+from miniroom.config.secrets import SECRET_NAME
 from miniroom.config.settings_file import SettingsFileError, read_settings_text
 from miniroom.config.yaml_source import YamlSource, parse_yaml
 
@@ -55,7 +56,6 @@ DEFAULT_THREAD_MODE: ThreadMode = "thread"
 
 _VARIABLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 _USER_ID = re.compile(r"@[^:\s]+:\S+")
-_SECRET_KEY = re.compile(r"password|passwd|token|secret|api_?key|access_key", re.I)
 _MAX_PROBLEMS = 20
 
 
@@ -349,7 +349,7 @@ def config_error(problems: Sequence[Problem], source: str) -> ConfigError:
 
 
 def _unknown_key(key: str, allowed: Sequence[str]) -> str:
-    if _SECRET_KEY.search(key):
+    if SECRET_NAME.search(key):
         return "unknown key: passwords and tokens do not belong in config.yaml; set them in the environment"
     hint = did_you_mean(key, allowed)
     if hint:

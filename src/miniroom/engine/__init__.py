@@ -5,6 +5,7 @@ holds them to it); the modules themselves import one another directly.
 """
 
 from miniroom.engine.agent import ABORTED_TOOL_TEXT, Agent, AgentConfig, BetweenBatches
+from miniroom.engine.call_records import CallRecord, find_call
 from miniroom.engine.events import (
     AgentEvent,
     Compacted,
@@ -31,7 +32,7 @@ from miniroom.engine.hooks import (
 )
 from miniroom.engine.inbox import Hold, TurnInbox
 from miniroom.engine.notices import retry_line
-from miniroom.engine.retry_policy import RetryPolicy, check_retry_file, load_retry_policy
+from miniroom.engine.retry_policy import RETRY_FILE, RetryPolicy, check_retry_file, load_retry_policy
 from miniroom.engine.session import (
     CUSTOM_ENTRY,
     INTERRUPTED_TOOL_TEXT,
@@ -63,6 +64,7 @@ from miniroom.engine.tool import (
     UntimedTool,
     run_tool_call,
 )
+from miniroom.engine.usage_report import assistant_messages, tally_usage
 
 __all__ = [
     "ABORTED_TOOL_TEXT",
@@ -72,10 +74,12 @@ __all__ = [
     "NO_HOOKS",
     "PARENT_CALL_KEY",
     "PASS",
+    "RETRY_FILE",
     "Agent",
     "AgentConfig",
     "AgentEvent",
     "BetweenBatches",
+    "CallRecord",
     "ClosableTool",
     "CommandGrants",
     "CommandLineOffer",
@@ -108,10 +112,12 @@ __all__ = [
     "TurnInbox",
     "UntimedTool",
     "UsageReported",
+    "assistant_messages",
     "check_retry_file",
     "child_session_paths",
     "child_sessions",
     "directory_for_cwd",
+    "find_call",
     "find_session_path",
     "latest_session_path",
     "list_sessions",
@@ -119,5 +125,6 @@ __all__ = [
     "retry_line",
     "run_tool_call",
     "session_id_of",
+    "tally_usage",
     "with_context",
 ]

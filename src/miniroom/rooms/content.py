@@ -17,11 +17,27 @@ TURN_KEY = "io.miniroom.turn"
 TurnState = Literal["streaming", "done", "failed", "interrupted"]
 
 
-def turn_info(state: TurnState, retries: Sequence[Mapping[str, Any]], error: str | None = None) -> Content:
-    """The `io.miniroom.turn` object: the reply's state, every retry so far, and why it failed or stopped."""
+def turn_info(
+    state: TurnState,
+    retries: Sequence[Mapping[str, Any]],
+    error: str | None = None,
+    *,
+    tools: Sequence[Mapping[str, Any]] = (),
+    usage: Mapping[str, Any] | None = None,
+    forms: Sequence[Mapping[str, Any]] = (),
+) -> Content:
+    """The `io.miniroom.turn` object: the reply's state, every retry so far, why it failed or stopped, its
+    tool calls (id, name, summary, status: for cards that fetch the rest), its spend so far, and the forms
+    and buttons its body shows as numbered text (`rooms.forms`)."""
     info: Content = {"state": state, "retries": [dict(retry) for retry in retries]}
     if error is not None:
         info["error"] = error
+    if tools:
+        info["tools"] = [dict(tool) for tool in tools]
+    if usage is not None:
+        info["usage"] = dict(usage)
+    if forms:
+        info["forms"] = [dict(form) for form in forms]
     return info
 
 

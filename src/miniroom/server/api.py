@@ -76,7 +76,7 @@ async def room_events(request: Request) -> JSONResponse:
         bundled=query_flag(request, "bundled"),
     )
     if query.thread is not None:
-        await _existing_event(store, room.room_id, query.thread)
+        await existing_event(store, room.room_id, query.thread)
     events, latest = await asyncio.to_thread(store.page, room.room_id, query)
     return JSONResponse({"room_id": room.room_id, "events": events, "latest": latest})
 
@@ -102,7 +102,7 @@ async def edit_message(request: Request) -> JSONResponse:
     """Replace the text of one of the local user's own messages."""
     store = store_of(request)
     room = await room_of(store, request.path_params["room"])
-    original = await _existing_event(store, room.room_id, request.path_params["event_id"])
+    original = await existing_event(store, room.room_id, request.path_params["event_id"])
     body = message_body(await json_object(request, ("body",)))
     if "redacted_because" in original["unsigned"]:
         raise bad_request("that message was deleted (redacted), so it cannot be edited; send a new one")
@@ -124,7 +124,7 @@ async def react(request: Request) -> JSONResponse:
     """Annotate a message with a reaction `key`, such as an emoji."""
     store = store_of(request)
     room = await room_of(store, request.path_params["room"])
-    target = await _existing_event(store, room.room_id, request.path_params["event_id"])
+    target = await existing_event(store, room.room_id, request.path_params["event_id"])
     key = (await json_object(request, ("key",))).get("key")
     if not isinstance(key, str) or not key.strip() or len(key) > 64:
         raise bad_request('send {"key": "👍"}: "key" must be a short non-empty text such as an emoji')
@@ -135,7 +135,7 @@ async def redact(request: Request) -> JSONResponse:
     """Redact an event (remove a reaction, delete a message): `{"reason": "…"}` is optional."""
     store = store_of(request)
     room = await room_of(store, request.path_params["room"])
-    target = await _existing_event(store, room.room_id, request.path_params["event_id"])
+    target = await existing_event(store, room.room_id, request.path_params["event_id"])
     reason = optional_text(await json_object(request, ("reason",)), "reason", limit=MAX_REASON_CHARS)
     return await _send(store, room, REDACTION_TYPE, redaction_content(target["event_id"], reason))
 
@@ -154,7 +154,7 @@ async def _relation(
 ) -> dict[str, Any] | None:
     """The `m.relates_to` of a new message; a reply to a thread message joins that thread."""
     if reply_to is not None:
-        replied = parse_event(await _existing_event(store, room_id, reply_to))
+        replied = parse_event(await existing_event(store, room_id, reply_to))
         thread_root = thread_root or replied.relation.thread_root
         if thread_root is None:
             return reply_relation(reply_to)
@@ -167,7 +167,7 @@ async def _relation(
     return thread_relation(thread_root, thread[-1]["event_id"], falling_back=True)
 
 
-async def _existing_event(store: RoomStore, room_id: str, event_id: str) -> Event:
+async def existing_event(store: RoomStore, room_id: str, event_id: str) -> Event:
     too_long = len(event_id.encode()) > MAX_ID_BYTES
     event = None if too_long else await asyncio.to_thread(store.event, room_id, event_id)
     if event is None:

@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
 
 from miniroom.minimal.errors import OperationError
 from miniroom.minimal.service import AgentCli
-from miniroom.server import agent_api, api, page, stream
+from miniroom.server import agent_api, api, page, session_api, settings_api, static_files, stream
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, http_error, room_error
+from miniroom.server.project import Project
 from miniroom.server.site import DEFAULT_HOSTS
 from miniroom.transports.embedded import RoomError, RoomStore
-
-STATIC_DIR = Path(__file__).with_name("static")
 
 
 def create_app(
@@ -29,18 +25,22 @@ def create_app(
     allowed_hosts: Collection[str] = DEFAULT_HOSTS,
     insecure: bool = False,
     agent_cli: AgentCli | None = None,
+    project: Project | None = None,
 ) -> Starlette:
     """The app serving `store` to requests for `allowed_hosts` (the Host header's name, without port);
     `api_token` (default: MINIROOM_API_TOKEN) protects the API when set. Without a token only loopback
     clients are served, unless `insecure` opens the API to every client. With `agent_cli` it also serves
-    the `miniroom-agent` routes."""
+    the `miniroom-agent` routes; `project` (the one `miniroom serve` serves) gives the settings pages their
+    files."""
     app = Starlette(
         routes=[
             *page.ROUTES,
             *api.ROUTES,
+            *settings_api.ROUTES,
+            *session_api.ROUTES,
             *stream.ROUTES,
             *(agent_api.ROUTES if agent_cli is not None else ()),
-            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+            *static_files.ROUTES,
         ],
         middleware=[
             Middleware(
@@ -56,6 +56,7 @@ def create_app(
     )
     app.state.store = store
     app.state.agent_cli = agent_cli
+    app.state.project = project
     return app
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -12,11 +15,14 @@ from miniroom.transports.embedded import NotAllowed, RoomError, TooLarge, Unknow
 class ApiError(Exception):
     """A refused request: HTTP status, Matrix error code and a message for people."""
 
-    def __init__(self, status: int, errcode: str, message: str) -> None:
+    def __init__(
+        self, status: int, errcode: str, message: str, details: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.errcode = errcode
         self.message = message
+        self.details = dict(details or {})  # more fields for the client, e.g. each settings problem
 
 
 _SHOWN_CHARS = 80
@@ -32,15 +38,17 @@ def shown(value: object) -> str:
     return text if len(text) <= _SHOWN_CHARS else f"{text[: _SHOWN_CHARS - 1]}…"
 
 
-def error_response(status: int, errcode: str, message: str) -> JSONResponse:
+def error_response(
+    status: int, errcode: str, message: str, details: Mapping[str, Any] | None = None
+) -> JSONResponse:
     # A lone surrogate from the request cannot be encoded as UTF-8; it is shown escaped instead.
     readable = message.encode("utf-8", "backslashreplace").decode("utf-8")
-    return JSONResponse({"errcode": errcode, "error": readable}, status_code=status)
+    return JSONResponse({**(details or {}), "errcode": errcode, "error": readable}, status_code=status)
 
 
 async def api_error(_: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return error_response(exc.status, exc.errcode, exc.message)
+    return error_response(exc.status, exc.errcode, exc.message, exc.details)
 
 
 async def room_error(_: Request, exc: Exception) -> Response:

@@ -33,12 +33,16 @@ _PAGE = """<!doctype html>
 <script src="/static/vendor/marked.umd.js" defer></script>
 <script src="/static/vendor/purify.min.js" defer></script>
 <script src="/static/app.js" type="module"></script>
+{preloads}
 </head>
 <body data-user-id="{user_id}" data-user-name="{user_name}">
 <div class="layout">
   <nav class="sidebar" aria-label="Rooms">
-    <div class="brand">miniroom</div>
+    <div class="brand">miniroom
+      <button type="button" id="settings-open" class="gear" aria-label="Settings" title="Settings">⚙</button>
+    </div>
     <ul id="room-list" class="room-list"></ul>
+    <label class="compact-toggle"><input type="checkbox" id="compact-toggle"> Compact view</label>
     <div class="me">{user_name} <span class="muted">{user_id}</span></div>
   </nav>
   <main class="room" id="room">
@@ -46,6 +50,7 @@ _PAGE = """<!doctype html>
       <h1 id="room-name">Pick a room</h1>
       <span id="room-error" class="label error" hidden>error</span>
       <span id="room-topic" class="muted"></span>
+      <span id="room-spend" class="spend muted" hidden></span>
     </header>
     <ol id="timeline" class="timeline" aria-live="polite"></ol>
     <form id="composer" class="composer">
@@ -58,6 +63,7 @@ _PAGE = """<!doctype html>
     <header class="room-header">
       <h2>Thread</h2>
       <span id="thread-error" class="label error" hidden>error</span>
+      <span id="thread-spend" class="spend muted" hidden></span>
       <button type="button" id="thread-close" class="icon" aria-label="Close thread">×</button>
     </header>
     <ol id="thread-timeline" class="timeline"></ol>
@@ -68,15 +74,31 @@ _PAGE = """<!doctype html>
     </form>
   </aside>
 </div>
+<section id="settings" class="hub" hidden aria-label="Settings">
+  <header class="hub-header">
+    <button type="button" id="settings-back" class="icon" hidden>← Settings</button>
+    <h2 id="settings-title">Settings</h2>
+    <button type="button" id="settings-close" class="icon" aria-label="Close settings">×</button>
+  </header>
+  <div id="settings-body" class="hub-body"></div>
+</section>
 <p id="status" class="status" role="status" hidden></p>
+<p id="toast" class="toast" role="status" hidden></p>
 </body>
 </html>
 """
 
 
+# The modules app.js imports, fetched beside it rather than after it has been read.
+CHAT_MODULES = ("actions", "api", "cards", "dom", "forms", "hub", "model", "render")
+_PRELOADS = "\n".join(f'<link rel="modulepreload" href="/static/{name}.js">' for name in CHAT_MODULES)
+
+
 async def chat_page(request: Request) -> HTMLResponse:
     store = store_of(request)
-    html = _PAGE.format(user_id=escape(store.local_user_id), user_name=escape(store.local_display_name))
+    html = _PAGE.format(
+        user_id=escape(store.local_user_id), user_name=escape(store.local_display_name), preloads=_PRELOADS
+    )
     return HTMLResponse(html, headers=SECURITY_HEADERS)
 
 

@@ -67,7 +67,7 @@ class RoomRuntime:
         tracking = data_dir / "tracking"
         self.ledger = TurnLedger(tracking)
         self.facts = RoomFacts(config, transport, ThreadModeStore(tracking))
-        factory = AgentFactory(config, data_dir, env, project_dir)
+        self.factory = factory = AgentFactory(config, data_dir, env, project_dir)
         slots = JudgmentSlots()  # every judgment of the process, the router's included
         judges = self.judges = Judges(config, judge_env(env, project_dir), slots)
         modes = AgentModes(AgentModeStore(tracking), factory, cli)
@@ -84,7 +84,8 @@ class RoomRuntime:
         context = HandlerContext(transport, self.facts, self.ledger, self.turns, modes)
         judgment = judgment or ParticipationJudges(judges, transport, self.facts)
         self.participation = ParticipationQueue(context, judgment, debounce_sleep)
-        self.messages = MessageHandler(context, Router(config, env, slots), self.participation)
+        self.router = Router(config, env, slots)
+        self.messages = MessageHandler(context, self.router, self.participation)
         self.edits = EditHandler(context)
         self.commands = CommandHandler(context)
 
@@ -94,15 +95,37 @@ class RoomRuntime:
 
     async def start(self) -> None:
         """Sign the agents in, join the rooms, and finish what a stop or a crash cut short."""
-        responders = self.facts.responders  # a team has an account of its own, like an agent
+        await self._join()
+        for problem in judgment_problems(self.config, self.judges.env):
+            log.warning(problem)
+        self.turns.resume(self.facts.responders)
+        for raw in self.ledger.pending_events():  # what a stop cut short; anything answered is skipped
+            await self._handle_safely(raw)
+
+    async def apply_config(self, config: RoomsConfig) -> str:
+        """Serve `config` from now on, without a restart: added agents and teams join their rooms and removed
+        ones leave them; turns under way finish as they began. Returns what changed, in words."""
+        previous = self.facts.responders
+        self.config = self.factory.config = self.router.config = self.judges.config = config
+        self.facts.use(config)
+        current = self.facts.responders
+        removed = {name: shown for name, shown in previous.items() if name not in current}
+        await self._join(leaving=removed)
+        added = [name for name in current if name not in previous]
+        changes = [
+            f"{label}: {', '.join(names)}"
+            for label, names in (("added", added), ("removed", list(removed)))
+            if names
+        ]
+        return "applied now" + (f" (agents {'; '.join(changes)})" if changes else "")
+
+    async def _join(self, leaving: Mapping[str, str] | None = None) -> None:
+        """The configured agents and teams join their rooms; those `leaving` (name -> display name, no longer
+        configured) leave every room."""
+        responders = {**(leaving or {}), **self.facts.responders}
         rooms = {key: room.alias for key, room in self.config.rooms.items()}
         await self.transport.start(responders, rooms, self.facts.room_agents)
         self.facts.learn_accounts()
-        for problem in judgment_problems(self.config, self.judges.env):
-            log.warning(problem)
-        self.turns.resume(responders)
-        for raw in self.ledger.pending_events():  # what a stop cut short; anything answered is skipped
-            await self._handle_safely(raw)
 
     async def serve(self) -> None:
         """Handle every event the transport delivers, in order, until `stop`; nothing else ends it."""

@@ -28,10 +28,17 @@ class RoomFacts:
     """Reads what the policy decides from, through the transport; `learn_accounts` once it has started."""
 
     def __init__(self, config: RoomsConfig, transport: RoomTransport, thread_modes: ThreadModeStore) -> None:
-        self.config, self.transport, self.thread_modes = config, transport, thread_modes
-        self.room_agents = room_agents(config)  # room key -> the agents config.yaml puts there
+        self.transport, self.thread_modes = transport, thread_modes
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}  # room id -> room key
+        self._former_agents: set[str] = set()  # user ids of agents config.yaml no longer has
+        self.use(config)
+
+    def use(self, config: RoomsConfig) -> None:
+        """Read `config` from now on; `learn_accounts` again once the transport has its agents and rooms."""
+        self._former_agents.update(self.policy.agents_by_user_id)  # their last replies are no one's prompt
+        self.config = config
+        self.room_agents = room_agents(config)  # room key -> the agents config.yaml puts there
 
     @property
     def responders(self) -> dict[str, str]:
@@ -45,13 +52,14 @@ class RoomFacts:
         user_ids = {name: self.transport.agent_user_id(name) for name in self.responders}
         service = frozenset({self.transport.agent_user_id(SERVICE_ACCOUNT)})
         self.policy = room_policy(self.config, user_ids, service)
+        self._room_keys = {}
         for key in self.config.rooms:
             room_id = self.transport.room_id(key)
             if room_id is not None:
                 self._room_keys[room_id] = key
 
     def is_agent(self, user_id: str) -> bool:
-        return user_id in self.policy.agents_by_user_id
+        return user_id in self.policy.agents_by_user_id or user_id in self._former_agents
 
     async def related(self, event: RoomEvent) -> dict[str, Event]:
         """The earlier events `event` points at (its target, its reply chain), by event id."""
@@ -78,7 +86,7 @@ class RoomFacts:
         return await thread_state(self.transport, conversation, user_ids)
 
     def agent_name(self, agent: str) -> str:
-        """The display name of an agent or a team."""
+        """The display name of an agent or a team (its name once config.yaml no longer has it)."""
         return self.responders.get(agent, agent)
 
     async def sender_name(self, room_id: str, user_id: str) -> str:

@@ -9,7 +9,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from miniroom.engine import AgentEvent, MessageCompleted, RetryScheduled, TextDelta, ToolStarted, retry_line
+from miniroom.engine import (
+    AgentEvent,
+    MessageCompleted,
+    RetryScheduled,
+    TextDelta,
+    ToolEnded,
+    ToolStarted,
+    UsageReported,
+    retry_line,
+)
+from miniroom.llm import Usage, usage_to_dict
 from miniroom.rooms.content import (
     MESSAGE_EVENT,
     TurnState,
@@ -18,6 +28,7 @@ from miniroom.rooms.content import (
     message_content,
     turn_info,
 )
+from miniroom.rooms.forms import degrade_forms
 from miniroom.rooms.transport import Content, RoomTransport
 
 log = logging.getLogger(__name__)
@@ -27,6 +38,9 @@ EMPTY_REPLY = "(no reply)"
 # Matrix refuses events over 64 KiB, and an edit carries the body twice: longer replies are cut.
 MAX_REPLY_BYTES = 30_000
 CUT_NOTICE = "\n\n… (cut: the reply is too long for one message)"
+# The tool calls a reply's turn info lists, each summary cut to a line: the rest is in the session.
+MAX_LISTED_TOOLS = 100
+MAX_SUMMARY_CHARS = 160
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +62,8 @@ class ReplyText:
         self.lines: list[str] = []
         self._tool_lines: dict[str, int] = {}  # call id -> its line
         self.retries: list[dict[str, Any]] = []
+        self.tools: dict[str, dict[str, Any]] = {}  # call id -> id, name, summary, status
+        self.usage: Usage | None = None  # the turn's spend so far, failed attempts included
         self.paragraphs: list[str] = []  # one per finished assistant message with text
         self._current: list[str] = []  # the streaming message's deltas, joined only when read
         self.state: TurnState = "streaming"
@@ -63,6 +79,16 @@ class ReplyText:
         if isinstance(event, ToolStarted):
             self._tool_lines[event.call_id] = len(self.lines)
             self.lines.append(f"{TOOL_MARK} {event.summary}")
+            if len(self.tools) < MAX_LISTED_TOOLS:
+                self.tools[event.call_id] = _listed_tool(event)
+            return True
+        if isinstance(event, ToolEnded):
+            listed = self.tools.get(event.call_id)
+            if listed is not None:
+                listed["status"] = "error" if event.result.is_error else "done"
+            return listed is not None
+        if isinstance(event, UsageReported):
+            self.usage = event.turn
             return True
         if isinstance(event, RetryScheduled):
             self.lines.append(retry_line(event))
@@ -95,12 +121,26 @@ class ReplyText:
         return "\n\n".join([*self.paragraphs, streaming] if streaming else self.paragraphs)
 
     def render(self) -> str:
-        parts = ["\n".join(self.lines), self.text, self.footer or ""]
+        """The body: retry and tool lines, the text with its forms and buttons as numbered options, and the
+        live footer (a subagent's spend)."""
+        parts = ["\n".join(self.lines), degrade_forms(self.text)[0], self.footer or ""]
         body = fit("\n\n".join(part for part in parts if part), MAX_REPLY_BYTES)
         return f"{body}\n\n{self.ending}" if body and self.ending else body or self.ending or ""
 
     def turn(self) -> Content:
-        return turn_info(self.state, self.retries, self.error)
+        usage = None if self.usage is None else turn_usage(self.usage)
+        tools, forms = list(self.tools.values()), degrade_forms(self.text)[1]
+        return turn_info(self.state, self.retries, self.error, tools=tools, usage=usage, forms=forms)
+
+
+def turn_usage(usage: Usage) -> dict[str, Any]:
+    """The spend as sessions store it, but the cost as decimal text: Matrix events hold no fractions."""
+    return {**usage_to_dict(usage), "cost": {"total": f"{usage.cost:.6f}"}}
+
+
+def _listed_tool(event: ToolStarted) -> dict[str, Any]:
+    summary = event.summary[:MAX_SUMMARY_CHARS]
+    return {"id": event.call_id, "name": event.name, "summary": summary, "status": "running"}
 
 
 def _retry_record(event: RetryScheduled, line: str) -> dict[str, Any]:

@@ -8,10 +8,11 @@ const NEXT_STEP = {
 };
 
 export class ApiError extends Error {
-  constructor(status, errcode, message) {
+  constructor(status, errcode, message, details = {}) {
     super(message);
     this.status = status;
     this.errcode = errcode;
+    this.details = details; // the whole answer, e.g. each settings problem
   }
 }
 
@@ -30,7 +31,7 @@ export async function api(path, options = {}) {
   if (secret) headers.Authorization = `Bearer ${secret}`;
   const response = await fetch(path, { ...options, headers });
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new ApiError(response.status, data.errcode || "", data.error || "");
+  if (!response.ok) throw new ApiError(response.status, data.errcode || "", data.error || "", data);
   return data;
 }
 

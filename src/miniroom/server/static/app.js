@@ -2,6 +2,11 @@
 // rooms API, shown from the model in model.js. Message text reaches the page only as sanitised Markdown
 // (render.js) or as textContent.
 import { api, friendly, token } from "./api.js";
+import { bindActions, newTxnId, roomPath, send, startEdit, toggleReaction, wireComposer } from "./actions.js";
+import { toolCard, wireCompactToggle } from "./cards.js";
+import { $, button, element, showStatus } from "./dom.js";
+import { formWidget } from "./forms.js";
+import { wireHub } from "./hub.js";
 import {
   ROOM_LEVEL,
   addReaction,
@@ -11,30 +16,21 @@ import {
   failedTurn,
   followTurn,
   fromAgent,
-  myReaction,
   position,
   redacted,
   relation,
   removeReaction,
+  spend,
   state,
   track,
 } from "./model.js";
 import { renderBody } from "./render.js";
 
 const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
+// Made once: a formatter costs more to make than a hundred messages cost to format.
+const CLOCK = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+const TOKENS = new Intl.NumberFormat("en-US");
 const PAGE_SIZE = 200;
-
-const $ = (id) => document.getElementById(id);
-
-function showStatus(text) {
-  const status = $("status");
-  status.textContent = text;
-  status.hidden = !text;
-}
-
-function roomPath(suffix = "") {
-  return `/api/rooms/${encodeURIComponent(state.room.room_id)}${suffix}`;
-}
 
 // --- Messages --------------------------------------------------------------------------------------
 
@@ -43,29 +39,24 @@ function setErrorLabel(label, turn) {
   label.title = turn ? turn.error || "The agent's turn failed" : "";
 }
 
+function showSpend(label, conversation) {
+  const { cost, tokens } = spend(conversation);
+  label.hidden = !tokens;
+  label.textContent = `$${cost.toFixed(4)} · ${TOKENS.format(tokens)} tokens`;
+  label.title = "What the agents' replies here have spent, failed attempts included";
+}
+
+// The error labels and spend of the open room and thread.
 function showErrorLabels() {
   setErrorLabel($("room-error"), failedTurn(ROOM_LEVEL));
   setErrorLabel($("thread-error"), state.threadRoot ? failedTurn(state.threadRoot) : null);
+  showSpend($("room-spend"), ROOM_LEVEL);
+  if (state.threadRoot) showSpend($("thread-spend"), state.threadRoot);
 }
 
 function senderName(userId) {
   const member = state.room && state.room.members.find((m) => m.user_id === userId);
   return member ? member.display_name : userId;
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function button(label, title, onClick) {
-  const node = element("button", "action", label);
-  node.type = "button";
-  node.title = title;
-  node.addEventListener("click", onClick);
-  return node;
 }
 
 function errorLabel() {
@@ -81,7 +72,8 @@ function renderMessage(message, inThread) {
   const meta = element("div", "meta");
   meta.append(element("span", "sender", senderName(message.event.sender)));
   const time = new Date(message.event.origin_server_ts);
-  meta.append(element("time", "muted", time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })));
+  meta.append(element("time", "muted", CLOCK.format(time)));
+  meta.append(element("span", "spend muted"));
   item.append(meta, element("div", "body"), element("div", "reactions"), actions(message, inThread));
   if (!inThread) {
     const thread = element("div", "thread-summary");
@@ -103,13 +95,34 @@ function actions(message, inThread) {
   return bar;
 }
 
+// How a reply draws its tool calls (as cards) and its forms (answered in its own conversation).
+function bodyHooks(message) {
+  const eventId = message.event.event_id;
+  const submit = async (text) => {
+    try {
+      await send(text, message.threadRoot, newTxnId());
+      return true;
+    } catch (error) {
+      showStatus(friendly(error, "send the answer"));
+      return false;
+    }
+  };
+  return {
+    tool: (segment) => toolCard(state.room.room_id, eventId, segment.tool, segment.text),
+    form: (segment) => formWidget(eventId, segment.index, segment.form, submit),
+  };
+}
+
 function refresh(message) {
   message.views = message.views.filter((view) => view.isConnected || !view.dataset.rendered);
   for (const view of message.views) {
     view.dataset.rendered = "1";
     if (!view.querySelector(".editor")) {
-      renderBody(view.querySelector(".body"), message.body, message.turn, fromAgent(message));
+      const hooks = fromAgent(message) ? bodyHooks(message) : {};
+      renderBody(view.querySelector(".body"), message.body, message.turn, fromAgent(message), hooks);
     }
+    const usage = message.turn && message.turn.usage;
+    view.querySelector(".spend").textContent = usage ? `$${(Number(usage.cost && usage.cost.total) || 0).toFixed(4)}` : "";
     view.classList.toggle("edited", message.editedAt > 0);
     view.classList.toggle("streaming", message.streaming);
     view.classList.toggle("deleted", message.body === undefined);
@@ -145,8 +158,10 @@ function refreshConversation(message) {
   showErrorLabels();
 }
 
-function append(list, item) {
-  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+// A new message follows the timeline's end if the person was reading there. A page of events is appended
+// without measuring (each measure would lay the page out again): its loader scrolls once at the end.
+function append(list, item, fromPage) {
+  const atBottom = !fromPage && list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   list.append(item);
   if (atBottom) list.scrollTop = list.scrollHeight;
 }
@@ -163,11 +178,12 @@ function receive(event, fromPage) {
   if (message.threadRoot) {
     const root = state.messages.get(message.threadRoot);
     if (root && !fromPage) root.replies += 1;
-    if (state.threadRoot === message.threadRoot) append($("thread-timeline"), renderMessage(message, true));
+    if (state.threadRoot === message.threadRoot) append($("thread-timeline"), renderMessage(message, true), fromPage);
   } else {
-    append($("timeline"), renderMessage(message, false));
+    append($("timeline"), renderMessage(message, false), fromPage);
   }
-  refreshConversation(message);
+  if (fromPage) refresh(state.messages.get(message.threadRoot) || message);
+  else refreshConversation(message); // a page's loader shows the labels and spend once, at its end
 }
 
 function receiveEdit(event, fromPage) {
@@ -195,92 +211,6 @@ function receiveRedaction(event) {
   refreshConversation(message);
 }
 
-// --- Actions ---------------------------------------------------------------------------------------
-
-// A transaction id per message: sending it again (after an answer was lost) returns the stored message.
-function newTxnId() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-async function send(body, threadRoot, txnId) {
-  const payload = threadRoot ? { body, thread_root: threadRoot, txn_id: txnId } : { body, txn_id: txnId };
-  const sent = await api(roomPath("/messages"), { method: "POST", body: JSON.stringify(payload) });
-  receive(sent.event, false);
-}
-
-// A reaction of mine is taken back (redacted); any other is added.
-async function toggleReaction(message, key) {
-  const mine = myReaction(message, key);
-  try {
-    const sent = mine
-      ? await api(roomPath(`/events/${encodeURIComponent(mine)}/redact`), { method: "POST", body: "{}" })
-      : await api(roomPath(`/messages/${encodeURIComponent(message.event.event_id)}/reactions`), {
-          method: "POST",
-          body: JSON.stringify({ key }),
-        });
-    receive(sent.event, false);
-    showStatus("");
-  } catch (error) {
-    showStatus(friendly(error, mine ? `take back your ${key}` : `react ${key}`));
-  }
-}
-
-function startEdit(message, view) {
-  if (!view || view.querySelector(".editor") || message.body === undefined) return;
-  const editor = element("textarea", "editor");
-  editor.value = message.body;
-  const body = view.querySelector(".body");
-  body.replaceChildren(editor);
-  editor.focus();
-  const finish = () => {
-    body.replaceChildren();
-    refresh(message);
-  };
-  editor.addEventListener("keydown", async (event) => {
-    if (event.key === "Escape") return finish();
-    if (event.key !== "Enter" || event.shiftKey) return;
-    event.preventDefault();
-    try {
-      const path = roomPath(`/messages/${encodeURIComponent(message.event.event_id)}`);
-      const sent = await api(path, { method: "PUT", body: JSON.stringify({ body: editor.value }) });
-      finish();
-      receive(sent.event, false);
-      showStatus("");
-    } catch (error) {
-      showStatus(friendly(error, "save the edit"));
-    }
-  });
-}
-
-function wireComposer(form, input, threadRoot) {
-  let unsent = null; // a send that failed: the same text sent again to the same place reuses its id
-  const submit = async () => {
-    const body = input.value;
-    const root = threadRoot();
-    if (!body.trim()) return;
-    if (!unsent || unsent.body !== body || unsent.root !== root) unsent = { body, root, txnId: newTxnId() };
-    try {
-      await send(body, root, unsent.txnId);
-      unsent = null;
-      input.value = "";
-      showStatus("");
-    } catch (error) {
-      showStatus(friendly(error, "send the message"));
-    }
-  };
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    submit();
-  });
-  input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      submit();
-    }
-  });
-}
-
 // --- Rooms and threads -----------------------------------------------------------------------------
 
 function renderRooms() {
@@ -301,7 +231,8 @@ function renderRooms() {
   }
 }
 
-async function openRoom(room) {
+// Open `room`; `firstPage` is its newest events when they were asked for already (at start).
+async function openRoom(room, firstPage = null) {
   enterRoom(room);
   closeThread();
   history.replaceState(null, "", `?room=${encodeURIComponent(room.key)}`);
@@ -311,9 +242,10 @@ async function openRoom(room) {
   showErrorLabels();
   renderRooms();
   state.pending = [];
-  const page = await api(roomPath(`/events?bundled=true&limit=${PAGE_SIZE}`));
+  const page = await (firstPage || api(roomPath(`/events?bundled=true&limit=${PAGE_SIZE}`)));
   if (state.room !== room) return;
   for (const event of page.events) receive(event, true);
+  showErrorLabels();
   state.roomLatest = page.latest;
   const pending = state.pending;
   state.pending = null;
@@ -387,8 +319,19 @@ function connectStream() {
   state.stream.onopen = () => showStatus("");
 }
 
+async function loadRooms() {
+  const data = await api("/api/rooms");
+  for (const room of data.rooms) state.rooms.set(room.room_id, room);
+  renderRooms();
+  return data;
+}
+
 async function start() {
   document.addEventListener("click", openPermalink);
+  bindActions({ receive, refresh });
+  wireHub();
+  wireCompactToggle($("compact-toggle"));
+  document.addEventListener("miniroom:rooms-changed", () => loadRooms().catch(() => {}));
   wireComposer($("composer"), $("composer-input"), () => null);
   wireComposer($("thread-composer"), $("thread-input"), () => state.threadRoot);
   $("thread-close").addEventListener("click", () => {
@@ -396,18 +339,21 @@ async function start() {
     showErrorLabels();
   });
   try {
-    const data = await api("/api/rooms");
-    state.latest = data.latest;
-    for (const room of data.rooms) state.rooms.set(room.room_id, room);
-    connectStream();
     const wanted = new URLSearchParams(location.search).get("room");
+    // The room asked for in the address is read at once, beside the list of rooms.
+    const path = `/api/rooms/${encodeURIComponent(wanted)}/events?bundled=true&limit=${PAGE_SIZE}`;
+    const [data, firstPage] = await Promise.all([loadRooms(), wanted ? api(path).catch(() => null) : null]);
+    // The stream starts where the earlier of the two reads stood, so nothing between them is missed.
+    state.latest = firstPage ? Math.min(data.latest, firstPage.latest) : data.latest;
+    connectStream();
     // The room asked for in the address; with only one room, that one.
     const room =
       data.rooms.find((r) => r.key === wanted || r.room_id === wanted) ||
       (data.rooms.length === 1 ? data.rooms[0] : undefined);
-    renderRooms();
-    if (room) await openRoom(room);
+    const asked = room && (room.key === wanted || room.room_id === wanted);
+    if (room) await openRoom(room, asked ? firstPage : null);
     else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
+    document.body.dataset.ready = "1"; // the rooms (and the room asked for) are shown
   } catch (error) {
     showStatus(friendly(error, "load the rooms"));
   }

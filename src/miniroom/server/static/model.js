@@ -137,3 +137,16 @@ export function deleteMessage(message) {
 export function enterRoom(room) {
   Object.assign(state, { room, messages: new Map(), reactions: new Map(), newest: new Map() });
 }
+
+// What a conversation's agent replies have spent so far, failed attempts included: {cost, tokens}.
+export function spend(conversation) {
+  let cost = 0;
+  let tokens = 0;
+  for (const message of state.messages.values()) {
+    const usage = message.turn && message.turn.usage;
+    if (!usage || !fromAgent(message) || (message.threadRoot || ROOM_LEVEL) !== conversation) continue;
+    cost += Number(usage.cost && usage.cost.total) || 0;
+    tokens += usage.totalTokens || 0;
+  }
+  return { cost, tokens };
+}

@@ -50,13 +50,16 @@ export function renderMarkdown(text) {
   });
 }
 
-// The parts of a body, in order: {kind: "markdown" | "retry" | "tool" | "failure", text}. Only an agent's
-// reply has retry, tool and failure lines: retry lines are those its `io.miniroom.turn` lists, and the
-// failure line is the last line of a failed or interrupted turn. Lines inside a code block stay code.
+// The parts of a body, in order: {kind: "markdown" | "retry" | "tool" | "failure" | "form", text}. Only an
+// agent's reply has the other kinds: retry lines are those its `io.miniroom.turn` lists, a tool line carries
+// the call the turn lists for it (`tool`), a form the description of the numbered text it replaces (`form`),
+// and the failure line is the last line of a failed or interrupted turn. Lines inside a code block stay code.
 export function bodySegments(body, turn, fromAgent) {
   if (!fromAgent) return [{ kind: "markdown", text: body }];
   const retries = new Set(((turn && turn.retries) || []).map((retry) => retry && retry.line));
+  const tools = [...((turn && turn.tools) || [])];
   const lines = body.split("\n");
+  const forms = formStarts(lines, (turn && turn.forms) || []);
   const failure = failureLine(lines, turn, retries);
   const segments = [];
   let text = [];
@@ -65,18 +68,44 @@ export function bodySegments(body, turn, fromAgent) {
     if (text.join("").trim()) segments.push({ kind: "markdown", text: text.join("\n") });
     text = [];
   };
-  lines.forEach((line, index) => {
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = lines[index];
+    const form = fence ? null : forms.get(index);
+    if (form) {
+      flush();
+      segments.push({ kind: "form", text: form.text, form, index: [...forms.values()].indexOf(form) });
+      index += form.text.split("\n").length - 1;
+      continue;
+    }
     const kind = fence ? null : lineKind(line, index === failure, retries);
     if (kind) {
       flush();
-      segments.push({ kind, text: line });
-      return;
+      const listed = kind === "tool" && tools.length && line.startsWith(`${TOOL_MARK}${tools[0].summary}`);
+      segments.push({ kind, text: line, tool: listed ? tools.shift() : null });
+      continue;
     }
     fence = nextFence(fence, line);
     text.push(line);
-  });
+  }
   flush();
   return segments;
+}
+
+// Where each form's numbered text starts in the body's lines (line index -> form), in order.
+function formStarts(lines, forms) {
+  const starts = new Map();
+  let from = 0;
+  for (const form of forms) {
+    const wanted = String(form.text || "").split("\n");
+    for (let index = from; index + wanted.length <= lines.length; index += 1) {
+      if (wanted.every((line, offset) => lines[index + offset] === line)) {
+        starts.set(index, form);
+        from = index + wanted.length;
+        break;
+      }
+    }
+  }
+  return starts;
 }
 
 function lineKind(line, isFailure, retries) {
@@ -101,7 +130,7 @@ function nextFence(fence, line) {
 }
 
 // A tool line as text, its thread link (if any) a link named "thread" that the chat opens in place.
-function toolLine(text) {
+export function toolLine(text) {
   const [before, url, after] = text.split(THREAD_LINK);
   if (url === undefined) return [text];
   const link = document.createElement("a");
@@ -113,8 +142,9 @@ function toolLine(text) {
   return [before, link, after];
 }
 
-// Fill `container` with a message's body: its segments, or a note that it was deleted.
-export function renderBody(container, body, turn, fromAgent) {
+// Fill `container` with a message's body: its segments, or a note that it was deleted. `hooks` may draw a tool
+// line as a card (`tool(segment)`) and a form (`form(segment)`); without them both show as text.
+export function renderBody(container, body, turn, fromAgent, hooks = {}) {
   if (typeof body !== "string") {
     const note = document.createElement("em");
     note.className = "deleted";
@@ -124,9 +154,11 @@ export function renderBody(container, body, turn, fromAgent) {
   }
   container.replaceChildren(
     ...bodySegments(body, turn, fromAgent).map((segment) => {
+      const drawn = hooks[segment.kind] && (segment.tool || segment.form) ? hooks[segment.kind](segment) : null;
+      if (drawn) return drawn;
       const part = document.createElement("div");
-      part.className = segment.kind === "markdown" ? "markdown" : `line ${segment.kind}`;
-      if (segment.kind === "markdown") part.append(renderMarkdown(segment.text));
+      part.className = ["markdown", "form"].includes(segment.kind) ? "markdown" : `line ${segment.kind}`;
+      if (segment.kind === "markdown" || segment.kind === "form") part.append(renderMarkdown(segment.text));
       else if (segment.kind === "tool") part.append(...toolLine(segment.text));
       else part.textContent = segment.text;
       return part;

@@ -84,14 +84,13 @@ class EmbeddedTransport:
     async def events(self) -> AsyncIterator[Event]:
         """Every event stored in the started rooms after the acknowledged position, oldest first."""
         position = await asyncio.to_thread(self._store.cursor, self._cursor) or 0
-        rooms = set(self._room_ids.values())
         async with contextlib.aclosing(self._store.follow(position)) as stored:
             async for event in stored:
                 if self._stopping:
                     return
                 if event is None:
                     continue
-                if event["room_id"] in rooms:
+                if event["room_id"] in self._room_ids.values():  # read anew: a `start` may add rooms
                     yield event
                 # Reaching this line means the runtime asked for the next event: this one is handled.
                 position = event["unsigned"]["stream_position"]

@@ -1,0 +1,127 @@
+"""Page load: the web chat opened in Chromium until it shows its room (100 messages, agent replies with tool
+calls, retries and spend), against loading one static file from the same server in the same run.
+
+Each load is a new browser context (nothing cached), timed from the navigation to the page saying it is
+ready (`body[data-ready]`); the median of the runs counts. Budget: the page within 300 ms; exit 1 when over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from playwright.async_api import Browser, async_playwright
+
+from miniroom.server import build_server, create_app
+from miniroom.transports.embedded import RoomStore
+
+BUDGET_MS = 300.0
+RUNS = 15
+MESSAGES = 100
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
+AGENT = "@helper:miniroom.local"
+
+
+def fill(store: RoomStore) -> None:
+    """A lobby with questions and agent replies that carry tool calls, a retry and their spend."""
+    room = store.ensure_room("lobby", name="Lobby")
+    store.join(room.room_id, AGENT, "Helper")
+    retry = "⚠ p/m: attempt 1 of 3 failed (HTTP 429); retrying in 1 s"
+    for number in range(MESSAGES // 2):
+        store.append(
+            room.room_id, store.local_user_id, "m.room.message", {"msgtype": "m.text", "body": f"q {number}"}
+        )
+        turn = {
+            "state": "done",
+            "retries": [
+                {
+                    "model": "p/m",
+                    "attempt": 1,
+                    "max_attempts": 3,
+                    "cause": "HTTP 429",
+                    "wait_seconds": 1,
+                    "line": retry,
+                }
+            ],
+            "tools": [
+                {"id": f"c{number}", "name": "read", "summary": f"Read src/m{number}.py", "status": "done"}
+            ],
+            "usage": {
+                "input": 1200,
+                "output": 80,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "totalTokens": 1280,
+                "cost": {"total": "0.002000"},
+            },
+        }
+        body = f"{retry}\n🔧 Read src/m{number}.py\n\nThe **answer** {number}, with `code` and a [link](https://example.org)."
+        store.append(
+            room.room_id,
+            AGENT,
+            "m.room.message",
+            {"msgtype": "m.text", "body": body, "io.miniroom.turn": turn},
+        )
+
+
+async def timed(browser: Browser, load: Callable[..., Awaitable[object]]) -> float:
+    context = await browser.new_context()
+    page = await context.new_page()
+    started = time.perf_counter()
+    await load(page)
+    elapsed = (time.perf_counter() - started) * 1000
+    await context.close()
+    return elapsed
+
+
+async def measure(url: str) -> tuple[float, float]:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+        async def static_file(page: object) -> None:
+            await page.goto(f"{url}/static/app.css", wait_until="load")  # type: ignore[attr-defined]
+
+        async def chat_page(page: object) -> None:
+            await page.goto(f"{url}/?room=lobby", wait_until="commit")  # type: ignore[attr-defined]
+            await page.wait_for_selector("body[data-ready='1'] #timeline .message", state="attached")  # type: ignore[attr-defined]
+
+        await timed(browser, chat_page)  # warm-up: the server's first answers and Chromium's first tab
+        static = [await timed(browser, static_file) for _ in range(RUNS)]
+        chat = [await timed(browser, chat_page) for _ in range(RUNS)]
+        await browser.close()
+    return statistics.median(static), statistics.median(chat)
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        store = RoomStore.open(Path(folder))
+        fill(store)
+        server = build_server(create_app(store), port=0)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        try:
+            static, chat = asyncio.run(measure(f"http://127.0.0.1:{port}"))
+        finally:
+            server.should_exit = server.force_exit = True
+            thread.join(timeout=10)
+            store.close()
+    verdict = "ok" if chat <= BUDGET_MS else "OVER BUDGET"
+    print(
+        f"page load: static file {static:.0f} ms | chat page with {MESSAGES} messages {chat:.0f} ms "
+        f"(median of {RUNS}; budget {BUDGET_MS:.0f} ms) {verdict}"
+    )
+    return 0 if chat <= BUDGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+// What the person does in the chat: send, react, edit. Each sent event goes through the page's own
+// `receive` (bound by app.js), as if it came from the stream.
+import { api, friendly } from "./api.js";
+import { element, showStatus } from "./dom.js";
+import { myReaction, state } from "./model.js";
+
+let ui = { receive: () => {}, refresh: () => {} };
+
+export function bindActions(handlers) {
+  ui = handlers;
+}
+
+export function roomPath(suffix = "") {
+  return `/api/rooms/${encodeURIComponent(state.room.room_id)}${suffix}`;
+}
+
+// A transaction id per message: sending it again (after an answer was lost) returns the stored message.
+export function newTxnId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+export async function send(body, threadRoot, txnId) {
+  const payload = threadRoot ? { body, thread_root: threadRoot, txn_id: txnId } : { body, txn_id: txnId };
+  const sent = await api(roomPath("/messages"), { method: "POST", body: JSON.stringify(payload) });
+  ui.receive(sent.event, false);
+}
+
+// A reaction of mine is taken back (redacted); any other is added.
+export async function toggleReaction(message, key) {
+  const mine = myReaction(message, key);
+  try {
+    const sent = mine
+      ? await api(roomPath(`/events/${encodeURIComponent(mine)}/redact`), { method: "POST", body: "{}" })
+      : await api(roomPath(`/messages/${encodeURIComponent(message.event.event_id)}/reactions`), {
+          method: "POST",
+          body: JSON.stringify({ key }),
+        });
+    ui.receive(sent.event, false);
+    showStatus("");
+  } catch (error) {
+    showStatus(friendly(error, mine ? `take back your ${key}` : `react ${key}`));
+  }
+}
+
+export function startEdit(message, view) {
+  if (!view || view.querySelector(".editor") || message.body === undefined) return;
+  const editor = element("textarea", "editor");
+  editor.value = message.body;
+  const body = view.querySelector(".body");
+  body.replaceChildren(editor);
+  editor.focus();
+  const finish = () => {
+    body.replaceChildren();
+    ui.refresh(message);
+  };
+  editor.addEventListener("keydown", async (event) => {
+    if (event.key === "Escape") return finish();
+    if (event.key !== "Enter" || event.shiftKey) return;
+    event.preventDefault();
+    try {
+      const path = roomPath(`/messages/${encodeURIComponent(message.event.event_id)}`);
+      const sent = await api(path, { method: "PUT", body: JSON.stringify({ body: editor.value }) });
+      finish();
+      ui.receive(sent.event, false);
+      showStatus("");
+    } catch (error) {
+      showStatus(friendly(error, "save the edit"));
+    }
+  });
+}
+
+export function wireComposer(form, input, threadRoot) {
+  let unsent = null; // a send that failed: the same text sent again to the same place reuses its id
+  const submit = async () => {
+    const body = input.value;
+    const root = threadRoot();
+    if (!body.trim()) return;
+    if (!unsent || unsent.body !== body || unsent.root !== root) unsent = { body, root, txnId: newTxnId() };
+    try {
+      await send(body, root, unsent.txnId);
+      unsent = null;
+      input.value = "";
+      showStatus("");
+    } catch (error) {
+      showStatus(friendly(error, "send the message"));
+    }
+  };
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    submit();
+  });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  });
+}

@@ -1,0 +1,62 @@
+// Tool calls as cards (name, what it was called with, the result behind a click, read from the agent's
+// session), or in the compact view one line per call. Cards are kept per reply and call, so a reply edited
+// as it streams keeps an opened card open.
+import { api, friendly } from "./api.js";
+import { element } from "./dom.js";
+import { toolLine } from "./render.js";
+
+const cards = new Map(); // `${event_id} ${call id}` -> card element
+const STATUS = { running: "running…", done: "", error: "failed" };
+
+export function toolCard(roomId, eventId, tool, line) {
+  const key = `${eventId} ${tool.id}`;
+  let card = cards.get(key);
+  if (!card) {
+    card = element("details", "tool-card");
+    const head = element("summary");
+    head.append(element("span", "tool-name", tool.name), element("span", "tool-summary"), element("span", "tool-status"));
+    card.append(head, element("div", "tool-detail"));
+    card.addEventListener("toggle", () => {
+      if (card.open && !card.dataset.loaded) loadCall(card, roomId, eventId, tool.id);
+    });
+    cards.set(key, card);
+  }
+  card.className = `tool-card ${tool.status || ""}`;
+  card.querySelector(".tool-summary").replaceChildren(...toolLine(line.replace(/^🔧 /, ""))); // a subagent's: its thread
+  card.querySelector(".tool-status").textContent = STATUS[tool.status] || "";
+  if (tool.status !== "running" && card.dataset.loaded === "running") delete card.dataset.loaded; // fetch the result
+  return card;
+}
+
+async function loadCall(card, roomId, eventId, callId) {
+  const detail = card.querySelector(".tool-detail");
+  detail.replaceChildren(element("span", "muted", "Loading…"));
+  try {
+    const path = `/api/rooms/${encodeURIComponent(roomId)}/events/${encodeURIComponent(eventId)}/tools/${encodeURIComponent(callId)}`;
+    const call = await api(path);
+    card.dataset.loaded = call.result === null ? "running" : "1";
+    const args = element("pre", "tool-arguments", JSON.stringify(call.arguments, null, 2));
+    const result = element("pre", `tool-result${call.is_error ? " error" : ""}`);
+    result.textContent = call.result ?? "(still running)";
+    const parts = [element("h5", "", "Arguments"), args, element("h5", "", call.is_error ? "Error" : "Result"), result];
+    if (call.truncated) parts.push(element("p", "muted", "Long values are cut here; the session keeps them whole."));
+    detail.replaceChildren(...parts);
+  } catch (error) {
+    detail.replaceChildren(element("span", "notice error", friendly(error, "load the call")));
+  }
+}
+
+const COMPACT = "miniroomCompact";
+
+// The compact view, remembered in this browser: `body.compact` shows each call as one line.
+export function wireCompactToggle(toggle) {
+  const apply = (on) => {
+    document.body.classList.toggle("compact", on);
+    toggle.checked = on;
+  };
+  apply(localStorage.getItem(COMPACT) === "1");
+  toggle.addEventListener("change", () => {
+    localStorage.setItem(COMPACT, toggle.checked ? "1" : "0");
+    apply(toggle.checked);
+  });
+}

@@ -1,0 +1,57 @@
+// The usage page: tokens (input, output, cache) and cost by agent, model and day, from the agents' sessions,
+// failed attempts included.
+import { api } from "./api.js";
+import { element } from "./dom.js";
+
+const COLUMNS = [
+  ["requests", "Requests"],
+  ["failed", "Failed"],
+  ["input", "Input"],
+  ["output", "Output"],
+  ["cache_read", "Cache read"],
+  ["cache_write", "Cache write"],
+  ["cost", "Cost"],
+];
+const GROUPS = [
+  ["by_agent", "agent", "Agent"],
+  ["by_model", "model", "Model"],
+  ["by_day", "day", "Day"],
+];
+
+export function money(cost) {
+  return `$${Number(cost || 0).toFixed(cost && cost < 0.01 ? 4 : 2)}`;
+}
+
+function cell(key, value) {
+  return key === "cost" ? money(value) : Number(value || 0).toLocaleString("en-US");
+}
+
+function table(rows, key, title) {
+  const wrap = element("section", `usage-group ${key}`);
+  const grid = element("table", "usage-table");
+  const head = element("tr");
+  head.append(element("th", "", title), ...COLUMNS.map(([, label]) => element("th", "", label)));
+  grid.append(head);
+  for (const row of rows) {
+    const line = element("tr");
+    line.append(element("td", "", row[key]), ...COLUMNS.map(([column]) => element("td", column, cell(column, row[column]))));
+    grid.append(line);
+  }
+  wrap.append(element("h4", "", `By ${title.toLowerCase()}`), grid);
+  return wrap;
+}
+
+export async function open(view) {
+  const report = await api("/api/usage");
+  const total = element("dl", "usage-total");
+  for (const [column, label] of COLUMNS) {
+    const value = element("dd", column, cell(column, report.total[column]));
+    total.append(element("dt", "", label), value);
+  }
+  const note = "Every request of every agent's sessions, failed attempts included: each is paid.";
+  view.body.append(element("p", "muted", note), total);
+  if (!report.total.requests) view.body.append(element("p", "muted", "No requests yet."));
+  for (const [list, key, title] of GROUPS) {
+    if (report[list].length) view.body.append(table(report[list], key, title));
+  }
+}
