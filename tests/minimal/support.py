@@ -138,7 +138,7 @@ async def open_bench(
     bench = Workbench(
         tools=tools,
         documents=documents or {"instructions": "Be brief."},
-        context=ToolContext(folder, accepts_images=True),
+        context=lambda call: ToolContext(folder, accepts_images=True, call_id=call.id),
         max_calls=max_calls,
         emit=emitted.append,
         workspace=folder,

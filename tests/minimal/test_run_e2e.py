@@ -176,3 +176,32 @@ def test_the_cli_lives_as_long_as_run_does(project: Workspace, provider: Scripte
     )
     assert late.returncode == 5
     assert f"cannot reach miniroom at {grant['MINIROOM_AGENT_URL']}" in late.stderr
+
+
+def test_subagents_called_through_the_cli_count_their_spend_and_report_into_the_turn(
+    project: Workspace, provider: ScriptedProvider
+) -> None:
+    agent = '{"description": "say hi", "prompt": "CHILD-A say hi"}'
+    start = '{"description": "count", "prompt": "CHILD-B count"}'
+    provider.script(
+        bash(
+            f"miniroom-agent tools call agents agent '{agent}' > /dev/null; echo agent=$?\n"
+            f"miniroom-agent tools call agents.agent_start '{start}'; echo start=$?"
+        ),
+        Reply(text="waiting for the count"),
+        Reply(text="both done"),
+    )
+    provider.script_for("CHILD-A", Reply(text="hi"))
+    provider.script_for("CHILD-B", bash("sleep 1"), Reply(text="3"))
+    result = project.run("run", "--minimal", "--json", "delegate")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    ends = [record for record in records if record["type"] == "subagent_end"]
+    assert [record["state"] for record in ends] == ["done", "done"]
+    usage = [record["request"] for record in records if record["type"] == "usage"]
+    assert len(usage) == len(provider.requests)  # the children's requests are spent on the turn's behalf
+    [turn_end] = [record for record in records if record["type"] == "turn_end"]
+    assert turn_end["usage"]["input"] == sum(request["input"] for request in usage)
+    assert turn_end["text"] == "both done"  # the turn waited for the background task
+    last = json.dumps(provider.requests[-1].body["messages"])
+    assert "Background task 1 (count) finished. Its answer:" in last

@@ -412,11 +412,12 @@ class Agent:
         if verdict.arguments is not None:
             call = replace(call, arguments=verdict.arguments)
         tool = self._tools.get(call.name)
-        result = await run_tool_call(tool, call, self._tool_context(call), self._tools)
+        result = await run_tool_call(tool, call, self.tool_context(call), self._tools)
         after = await self.config.hooks.post_tool(call, result)
         return with_context(result, verdict.context, after)
 
-    def _tool_context(self, call: ToolCall) -> ToolContext:
+    def tool_context(self, call: ToolCall) -> ToolContext:
+        """How `call` runs: in this agent's folder, its progress, spend and messages reaching the turn."""
         config = self.config
         return ToolContext(
             config.cwd,

@@ -38,7 +38,9 @@ class Workbench:
 
     tools: Mapping[str, Tool]  # by qualified name
     documents: Mapping[str, str]
-    context: ToolContext  # how calls run: the agent's folder, timeout and settings
+    # how a call runs: the agent's folder, timeout and settings; its progress, spend and messages reach the
+    # turn, as for the agent's own calls
+    context: Callable[[ToolCall], ToolContext]
     max_calls: int | None  # max_tool_calls_per_turn
     emit: Callable[[AgentEvent], None]  # tool-trace entries, as for the agent's own calls
     workspace: Path | None
@@ -228,7 +230,7 @@ class Response:
         self.bench.emit(ToolStarted(receipt.call_id, receipt.tool, arguments, summary))
         call = ToolCall(receipt.call_id, tool.name, arguments)
         try:
-            result = await run_tool_call(tool, call, self.bench.context, (tool.name,))
+            result = await run_tool_call(tool, call, self.bench.context(call), (tool.name,))
         except asyncio.CancelledError:
             self._finish(running, ToolResult.text(CANCELLED, is_error=True), command)
             raise

@@ -12,7 +12,7 @@ from typing import Any
 
 from miniroom.agent.cli_access import ResponseScope
 from miniroom.agent.toolkits import tool_name
-from miniroom.engine import Agent, ToolContext
+from miniroom.engine import Agent
 from miniroom.llm import UserContent
 from miniroom.minimal import catalog
 from miniroom.minimal.calls import CallBook, Command, Response, Submission, Workbench
@@ -32,9 +32,7 @@ def workbench(agent: Agent) -> Workbench:
     return Workbench(
         tools={tool_name(tool.name).qualified: tool for tool in offer.tools},
         documents=dict(offer.documents),
-        context=ToolContext(
-            config.cwd, config.tool_timeout, config.model.accepts_images, config.tool_settings
-        ),
+        context=agent.tool_context,
         max_calls=config.max_tool_calls_per_turn,
         emit=agent.emit,
         workspace=config.cwd,
