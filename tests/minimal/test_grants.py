@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from miniroom.engine import Agent, AgentConfig, CommandLineOffer, Session
+from miniroom.llm import Model
 from miniroom.minimal.errors import OperationError
 from miniroom.minimal.grants import GRANT_LIFETIME_SECONDS, TOKEN_PREFIX
+from miniroom.tools.environment import GRANT_TOKEN_VARIABLE
 from tests.minimal.support import open_bench
 
 
@@ -80,3 +83,23 @@ async def test_each_command_gets_its_own_token_and_the_shell_its_variables(tmp_p
     assert second.environment["MINIROOM_AGENT_URL"] == "http://127.0.0.1:9"
     assert second.environment["PATH"].split(":")[0] == str(tmp_path / "agent-bin")
     assert (tmp_path / "agent-bin" / "miniroom-agent").resolve().name == "miniroom-agent"
+
+
+async def test_a_subagent_gets_a_grant_of_its_own_with_its_parents_scope(tmp_path: Path) -> None:
+    bench = await open_bench(tmp_path, {})
+    model = Model(id="m", provider="scripted", api="anthropic-messages", base_url="http://127.0.0.1:9")
+    offer = CommandLineOffer(documents={"instructions": "You are the child."}, minimal=True)
+    config = AgentConfig(model, "child", [], tmp_path, command_line=offer)
+    child = Agent(config, Session.create(tmp_path / "sessions", tmp_path))
+    response = bench.response.open_subagent(child)
+    ticket = await response.open_command()
+    token = ticket.environment[GRANT_TOKEN_VARIABLE]
+    assert token != bench.token
+    assert response.response.grant.owner == bench.response.response.grant.owner
+    assert bench.service.context_read(token, "instructions", 0, 100)["text"] == "You are the child."
+    await ticket.close()
+    await response.close()
+    with pytest.raises(OperationError, match="background jobs have ended"):
+        bench.service.list_tools(token)
+    assert bench.service.context_list(bench.token)["documents"][0]["name"] == "instructions"  # the parent's
+    child.session.close()

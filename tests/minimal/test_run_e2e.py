@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from miniroom.agent.minimal import CLI_HINT
+from miniroom.agent.prompt import SUBAGENT_PROMPT
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.cli.test_chat import ChatProcess
 from tests.conftest import MINIROOM, Workspace, clean_env
@@ -205,3 +206,41 @@ def test_subagents_called_through_the_cli_count_their_spend_and_report_into_the_
     assert turn_end["text"] == "both done"  # the turn waited for the background task
     last = json.dumps(provider.requests[-1].body["messages"])
     assert "Background task 1 (count) finished. Its answer:" in last
+
+
+def test_agent_with_minimal_true_runs_a_minimal_subagent_whose_shell_reaches_its_tools(
+    project: Workspace, provider: ScriptedProvider
+) -> None:
+    task = {"description": "look around", "prompt": "CHILD-M look around", "minimal": True}
+    provider.script(Reply(tool_calls=[("agent", task)]), Reply(text="it looked"))
+    provider.script_for(
+        "CHILD-M", bash("miniroom-agent tools list > child.json; echo rc=$?"), Reply(text="looked")
+    )
+    result = project.run("run", "--json", "delegate")
+    assert result.returncode == 0, result.stderr
+    child = [r.body for r in provider.requests if "CHILD-M" in json.dumps(r.body["messages"][0])]
+    assert [tool["name"] for tool in child[0]["tools"]] == ["bash"]
+    assert SUBAGENT_PROMPT in system_text(child[0])
+    assert "`miniroom-agent` reaches your other tools" in system_text(child[0])
+    assert "rc=0" in tool_output(child[1])
+    listed = json.loads((project.project / "child.json").read_text())
+    assert "agents" not in [kit["toolkit"] for kit in listed["toolkits"]]  # no subagent of its own
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    [end] = [record for record in records if record["type"] == "tool_end" and record["name"] == "agent"]
+    assert end["output"] == "looked"
+
+
+def test_agent_with_minimal_true_says_what_the_subagent_lacks(
+    project: Workspace, provider: ScriptedProvider
+) -> None:
+    project.env["MINI_PROFILE_DISABLED_TOOLS"] = "bash"
+    task = {"description": "look around", "prompt": "CHILD-M look around", "minimal": True}
+    provider.script(Reply(tool_calls=[("agent", task)]), Reply(text="ok"))
+    result = project.run("run", "--json", "delegate")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    [end] = [record for record in records if record["type"] == "tool_end" and record["name"] == "agent"]
+    assert end["is_error"]
+    assert "the profile leaves bash out" in end["output"]
+    assert "Call it again without minimal: true." in end["output"]
+    assert not [r for r in provider.requests if "CHILD-M" in json.dumps(r.body["messages"][0])]

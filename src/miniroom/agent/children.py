@@ -1,5 +1,5 @@
 """Building a root agent's subagents: its model, folder and settings, without skills, MCP servers or hook
-commands, each on a new session that names its parent."""
+commands, each on a new session that names its parent; a minimal one gets the short prompt and one Bash."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from pathlib import Path
 
 from miniroom.agent.assembly import (
     agent_config,
-    build_prompt,
     record_model,
     standard_tools,
     tool_filter,
 )
 from miniroom.agent.external import ExternalSettings, turn_hooks
+from miniroom.agent.minimal import DEFAULT_IDENTITY, CommandLine, require_shell, shell_problems
+from miniroom.agent.modes import PromptFacts, prompt_and_tools
 from miniroom.agent.profile import (
     PROFILE_FILE,
     ProfileError,
@@ -42,6 +43,7 @@ from miniroom.llm import (
 )
 
 log = logging.getLogger(__name__)
+MINIMAL_IDENTITY = f"{DEFAULT_IDENTITY} {SUBAGENT_PROMPT}"
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,14 @@ class ChildBuilder:
     tool_allowlist: Collection[str] | None
     external: ExternalSettings
 
-    def check(self, profile: str | None) -> None:
-        if profile is None:
-            return
+    def check(self, profile: str | None, *, minimal: bool = False) -> None:
+        if profile is not None:
+            self._check_name(profile)
+        if minimal:
+            settings = self._resolved(profile).settings
+            require_shell(shell_problems(settings, self.tool_allowlist, "the tool list"))
+
+    def _check_name(self, profile: str) -> None:
         names = profile_names(self.settings_dir)
         if profile.strip().lower() not in names:
             known = ", ".join(names) or "none"
@@ -78,7 +85,7 @@ class ChildBuilder:
         return resolve_profile(self.settings_dir, self.env, variables)
 
     def build(self, spec: ChildSpec) -> Agent:
-        self.check(spec.profile)
+        self.check(spec.profile, minimal=spec.minimal)
         agent_dir = agent_dir_from_env(self.env)
         link = {"parentSession": spec.parent_session, PARENT_CALL_KEY: spec.parent_call}
         session = Session.create(
@@ -88,10 +95,15 @@ class ChildBuilder:
         thinking = settings.thinking_level or self.thinking
         record_model(session, self.model, thinking)
         enabled = tool_filter(settings, self.tool_allowlist)
-        prompt = f"{build_prompt(self.cwd, agent_dir, settings, [], enabled)}\n\n{SUBAGENT_PROMPT}"
         without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
         tools = standard_tools([], without_skills, self.settings_dir, self.model_variables, self.env)
-        config = agent_config(self.model, prompt, tools, self.cwd, settings, thinking, session, retry)
+        parts = PromptFacts(
+            self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.tool_allowlist
+        )
+        command_line = CommandLine(minimal=True, identity=MINIMAL_IDENTITY) if spec.minimal else None
+        prompt, sent, offer = prompt_and_tools(parts, tools, command_line)
+        config = agent_config(self.model, prompt, sent, self.cwd, settings, thinking, session, retry)
+        config.command_line = offer
         # a subagent runs no hook commands and has no MCP servers; the deny rules still hold for it
         facts = SessionFacts(session.id, session.path, self.cwd, self.model.ref)
         hooks = turn_hooks(self.external, facts, self.settings_dir, commands=False)

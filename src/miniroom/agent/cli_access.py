@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from miniroom.engine import Agent, CommandGrants
 
@@ -28,6 +28,14 @@ class OpenResponse(Protocol):
         """The response ended: its commands submit nothing more; its grant lasts while its jobs run."""
 
 
+@runtime_checkable
+class SubagentGrants(Protocol):
+    """A response's grants that also open a response for one of its subagents."""
+
+    def open_subagent(self, agent: Agent) -> OpenResponse:
+        """A response of `agent`, a subagent of this one: the same scope; its shells reach its own tools."""
+
+
 class CliAccess(Protocol):
     def problems(self) -> Sequence[str]:
         """What the deployment lacks for `miniroom-agent`, each with its fix; empty when nothing."""
@@ -43,6 +51,21 @@ async def cli_access(access: CliAccess | None, agent: Agent, scope: ResponseScop
         yield
         return
     response = access.open_response(agent, scope)
+    agent.config.command_grants = response.grants
+    try:
+        yield
+    finally:
+        agent.config.command_grants = None
+        await response.close()
+
+
+@contextlib.asynccontextmanager
+async def subagent_cli(grants: CommandGrants | None, agent: Agent) -> AsyncIterator[None]:
+    """For a minimal subagent's run (`grants` its parent response's): its shells reach its own tools."""
+    if not isinstance(grants, SubagentGrants):
+        yield
+        return
+    response = grants.open_subagent(agent)
     agent.config.command_grants = response.grants
     try:
         yield

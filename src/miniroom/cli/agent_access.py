@@ -60,6 +60,9 @@ class LocalResponse:
     def grants(self) -> LocalResponse:
         return self
 
+    def open_subagent(self, agent: Agent) -> LocalResponse:
+        return LocalResponse(self.cli, agent, self.scope)
+
     async def open_command(self) -> CommandTicket:
         if self._opened is None:
             self._opened = self.cli.service().open_response(self.agent, self.scope)

@@ -64,6 +64,11 @@ class OpenedResponse:
     def grants(self) -> OpenedResponse:
         return self
 
+    def open_subagent(self, agent: Agent) -> OpenedResponse:
+        owner = self.response.grant.owner
+        scope = ResponseScope(owner.agent, owner.requester, owner.conversation)
+        return self.service.open_response(agent, scope)
+
     async def open_command(self) -> ShellTicket:
         url = await self.service.address()
         ticket = self.service.registry.issue(self.response.grant)

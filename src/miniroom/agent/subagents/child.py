@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from miniroom.agent.cli_access import subagent_cli
 from miniroom.agent.subagents.progress import SubagentStatus
 from miniroom.agent.subagents.slots import Slots
 from miniroom.agent.subagents.store import TaskState
@@ -18,6 +19,7 @@ from miniroom.engine import (
     CUSTOM_ENTRY,
     Agent,
     AgentEvent,
+    CommandGrants,
     Session,
     ToolEnded,
     ToolStarted,
@@ -40,13 +42,20 @@ class ChildSpec:
     profile: str | None
     parent_session: str
     parent_call: str
+    # a minimal subagent's: the parent response's grants, under which its own shells reach its tools
+    grants: CommandGrants | None = None
+
+    @property
+    def minimal(self) -> bool:
+        return self.grants is not None
 
 
 class ChildFactory(Protocol):
     """Builds the child agents of one root chat (the agent layer's builder does)."""
 
-    def check(self, profile: str | None) -> None:
-        """Raise ValueError saying why a child could not use `profile` (None: the parent's settings)."""
+    def check(self, profile: str | None, *, minimal: bool = False) -> None:
+        """Raise ValueError saying why a child could not use `profile` (None: the parent's settings), or
+        minimal mode."""
 
     def build(self, spec: ChildSpec) -> Agent:
         """A child agent on a new session linked to its parent; raises ValueError on bad settings."""
@@ -129,7 +138,8 @@ class ChildRun:
         self._update(state="running", phase="start", session=child.session.id)
         child.subscribe(self._on_child_event)
         try:
-            ended = await child.prompt(self.spec.prompt)
+            async with subagent_cli(self.spec.grants, child):
+                ended = await child.prompt(self.spec.prompt)
             if self.stop_note is not None:
                 append_stop_note(child.session, self.stop_note)
         finally:

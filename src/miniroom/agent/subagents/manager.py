@@ -53,6 +53,7 @@ class TaskRequest:
     description: str
     prompt: str
     profile: str | None = None
+    minimal: bool = False  # a minimal-mode subagent, its shell reaching its tools through the parent's CLI
 
 
 def capped(text: str, session: str | None) -> str:
@@ -104,7 +105,10 @@ class SubagentManager:
         self._runs: dict[int, tuple[ChildRun, asyncio.Task[None]]] = {}
 
     def _spec(self, request: TaskRequest, ctx: ToolContext) -> ChildSpec:
-        return ChildSpec(request.description, request.prompt, request.profile, self.session_id, ctx.call_id)
+        grants = ctx.command_grants if request.minimal else None
+        return ChildSpec(
+            request.description, request.prompt, request.profile, self.session_id, ctx.call_id, grants
+        )
 
     async def run(self, request: TaskRequest, ctx: ToolContext) -> SubagentStatus:
         """An `agent` call: the child runs (once a slot is free) and its final status is returned."""

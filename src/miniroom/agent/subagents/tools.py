@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, WithJsonSchema
 
+from miniroom.agent.cli_access import SubagentGrants
 from miniroom.agent.subagents.child import NO_ANSWER
 from miniroom.agent.subagents.manager import SubagentManager, TaskRequest, capped, check_text
 from miniroom.agent.subagents.store import TaskRecord
@@ -13,6 +14,7 @@ from miniroom.engine import Tool, ToolContext, ToolError, ToolResult
 from miniroom.llm import TextContent
 from miniroom.tools.base import BuiltinTool, Params
 
+WITHOUT_MINIMAL = "Call it again without minimal: true."
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
@@ -21,6 +23,7 @@ class TaskParams(Params):
     prompt: Text = Field(description="Complete instructions; the subagent sees nothing else")
     # null in the schema costs tokens; without a profile the subagent has this chat's settings
     profile: Annotated[str | None, WithJsonSchema({"type": "string"})] = None
+    minimal: bool = Field(False, description="One bash tool; the rest via miniroom-agent")
 
 
 class NumberParams(Params):
@@ -40,12 +43,17 @@ class _ManagedTool:
     def __init__(self, manager: SubagentManager) -> None:
         self.manager = manager
 
-    def _check_profile(self, params: TaskParams) -> TaskRequest:
+    def _check_profile(self, params: TaskParams, ctx: ToolContext) -> TaskRequest:
         try:
-            self.manager.factory.check(params.profile)
+            self.manager.factory.check(params.profile, minimal=params.minimal)
         except ValueError as error:
-            raise ToolError(str(error)) from None
-        return TaskRequest(params.description, params.prompt, params.profile)
+            hint = f"\n{WITHOUT_MINIMAL}" if params.minimal else ""
+            raise ToolError(f"{error}{hint}") from None
+        if params.minimal and not isinstance(ctx.command_grants, SubagentGrants):
+            raise ToolError(
+                f"minimal needs miniroom-agent, which this deployment does not offer. {WITHOUT_MINIMAL}"
+            )
+        return TaskRequest(params.description, params.prompt, params.profile, params.minimal)
 
     def _record(self, number: int) -> TaskRecord:
         record = self.manager.store.get(number)
@@ -72,7 +80,7 @@ class AgentTool(_ManagedTool, BuiltinTool[TaskParams]):
     params_model = TaskParams
 
     async def run(self, params: TaskParams, ctx: ToolContext) -> ToolResult:
-        status = await self.manager.run(self._check_profile(params), ctx)
+        status = await self.manager.run(self._check_profile(params, ctx), ctx)
         text = capped(status.outcome or NO_ANSWER, status.session)
         return ToolResult([TextContent(text)], is_error=status.state != "done", details=status.details())
 
@@ -89,7 +97,7 @@ class AgentStartTool(_ManagedTool, BuiltinTool[TaskParams]):
     params_model = TaskParams
 
     async def run(self, params: TaskParams, ctx: ToolContext) -> ToolResult:
-        record = self.manager.start(self._check_profile(params), ctx)
+        record = self.manager.start(self._check_profile(params, ctx), ctx)
         text = f"Started background task {record.number} ({record.description})."
         return ToolResult.text(text, task=record.number)
 
