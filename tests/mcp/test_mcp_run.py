@@ -181,3 +181,20 @@ def test_the_profiles_tool_lists_take_mcp_names_and_server_patterns(
     assert [name for name in names if name.startswith("mcp__test__")] == ["mcp__test__echo"]
     assert "mcp__other__slow" in names
     assert "bash" not in names
+
+
+@one_protocol
+def test_a_subagent_is_not_given_the_servers_tools(workspace: Workspace, provider: ScriptedProvider) -> None:
+    write_mcp(workspace.project, {"test": stdio_entry()})
+    provider.script(
+        Reply(tool_calls=[("agent", {"description": "look", "prompt": "CHILD look around"})]),
+        Reply(text="parent done"),
+    )
+    provider.script_for("CHILD", Reply(text="child done"))
+    run_ok(workspace)
+    child = [r for r in provider.requests if "CHILD" in json.dumps(r.body["messages"][0])]
+    parent = [r for r in provider.requests if r not in child]
+    assert "mcp__test__echo" in tool_names(parent[0].body)
+    assert len(child) == 1
+    assert "read" in tool_names(child[0].body)
+    assert not [name for name in tool_names(child[0].body) if name.startswith("mcp__")]

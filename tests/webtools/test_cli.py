@@ -175,7 +175,7 @@ def test_web_test_runs_a_search_service_and_keeps_its_key_out(tmp_path: Path) ->
         result = web_test(workspace, "search", "Tavily", "rust async")
     assert result.returncode == 0, result.stderr
     assert (
-        "search service 'Tavily': 1 results for 'rust async' and an answer\nAnswer: Use TaskGroup\n"
+        "search service 'Tavily': 1 result for 'rust async' and an answer\nAnswer: Use TaskGroup\n"
         in result.stdout
     )
     assert tavily.seen[0].json()["query"] == "rust async"

@@ -158,7 +158,7 @@ async def test_each_search_type_speaks_its_vendor_api(tmp_path: Path, type_name:
     answer = ANSWERS.get(type_name)
     lines = [f"Answer: {answer}", ""] if answer else []
     assert shown == "\n".join(
-        [*lines, EXPECTED_FIRST_HIT[type_name], "", f"[1 results for {QUERY!r} from {type_name}]"]
+        [*lines, EXPECTED_FIRST_HIT[type_name], "", f"[1 result for {QUERY!r} from {type_name}]"]
     )
     assert result.details["service"] == type_name
     assert KEY not in shown
@@ -183,7 +183,7 @@ async def test_a_rejected_key_passes_the_turn_and_is_never_shown(tmp_path: Path)
         result = await call(build_tools(tmp_path, environ)["search"], tmp_path, query=QUERY)
     shown = text(result)
     assert shown.endswith(
-        f"[1 results for {QUERY!r} from Tavily; failed first: Brave: HTTP 401 Unauthorized: "
+        f"[1 result for {QUERY!r} from Tavily; failed first: Brave: HTTP 401 Unauthorized: "
         '{"error": "invalid API key"}]'
     )
     assert "wrong-key-777" not in shown + str(result.details)

@@ -46,8 +46,9 @@ class RuleFields(SettingsModel):
 
 
 class HooksFile(SettingsModel):
-    hooks: list[Any] | None = None  # each item checked on its own, so one bad rule hides no other problem
-    deny: list[str] | None = None
+    # each item checked on its own, so one bad rule hides no other problem
+    hooks: list[Any] | None = None
+    deny: list[Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,10 @@ def _rule(source: YamlSource, index: int, item: Any, problems: list[Problem]) ->
     return HookRule(fields.event, matcher, fields.command, timeout, _where(source, loc))
 
 
-def _deny_rule(source: YamlSource, index: int, text: str, problems: list[Problem]) -> DenyRule | None:
+def _deny_rule(source: YamlSource, index: int, text: Any, problems: list[Problem]) -> DenyRule | None:
+    if not isinstance(text, str):
+        problems.append(source.problem(("deny", index), f"must be text, got {describe_value(text)}"))
+        return None
     try:
         return parse_deny_rule(text, _where(source, ("deny", index)))
     except ValueError as error:

@@ -15,7 +15,7 @@ from miniroom.web.chain import failure_reason
 from miniroom.web.convert import page_text
 from miniroom.web.kinds import ServiceKind
 from miniroom.web.project import catalogue_path, default_fetch_catalogue
-from miniroom.web.results import search_text
+from miniroom.web.results import results_count, search_text
 from miniroom.web.services import SearchRequest, ServiceEnvironment, create_fetcher, create_searcher
 from miniroom.web.settings import redact, resolve_settings
 
@@ -86,7 +86,7 @@ async def run_service_test(
         else:
             query = target or TEST_QUERY
             results = await create_searcher(found, settings, where).search(SearchRequest(query, TEST_COUNT))
-            explanation = f"{len(results.hits)} results for {query!r}" + (
+            explanation = f"{results_count(len(results.hits))} for {query!r}" + (
                 " and an answer" if results.answer else ""
             )
             sample = search_text(query, results, found.name, [])

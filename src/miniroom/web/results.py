@@ -43,6 +43,10 @@ def fetch_body(text: PageText, max_lines: int, folder: OutputFolder) -> tuple[st
     return f"{head.text}\n\n{note}", path
 
 
+def results_count(count: int) -> str:
+    return f"{count} result" if count == 1 else f"{count} results"
+
+
 def search_text(query: str, results: SearchResults, service: str, failures: Sequence[Attempt]) -> str:
     lines = [f"Answer: {results.answer}", ""] if results.answer else []
     for number, hit in enumerate(results.hits, start=1):
@@ -54,7 +58,7 @@ def search_text(query: str, results: SearchResults, service: str, failures: Sequ
             lines.append(f"   Date: {hit.date}")
     if not results.hits:
         lines.append("(no results, only the answer above)")
-    footer = f"[{len(results.hits)} results for {query!r} from {service}"
+    footer = f"[{results_count(len(results.hits))} for {query!r} from {service}"
     footer += f"; failed first: {failures_line(failures)}]" if failures else "]"
     return "\n".join([*lines, "", footer])
 
