@@ -89,3 +89,13 @@ async def test_an_outside_change_is_kept_and_reload_shows_it(page: Page, hub_ser
     assert hub_server.path("miniagent.yml").read_text() == outside
     await notice.get_by_role("button", name="Reload").click()
     await expect(body.locator(".entry")).to_have_text(["safe", "other"])
+
+
+async def test_a_tab_that_cannot_open_says_so_instead_of_staying_blank(
+    page: Page, hub_server: HubServer
+) -> None:
+    hub_server.path("fetch.yml").write_text("services: []\n", encoding="utf-8")
+    await page.route("**/static/services.js", lambda route: route.fulfill(status=404, body="missing"))
+    body = await open_card(page, hub_server.url, "MiniAgent")
+    await body.get_by_role("button", name="Fetch services", exact=True).click()
+    await expect(body.locator(".tab-panel .notice.error")).to_contain_text("Could not open Fetch services")

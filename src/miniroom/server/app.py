@@ -10,7 +10,16 @@ from starlette.middleware import Middleware
 
 from miniroom.minimal.errors import OperationError
 from miniroom.minimal.service import AgentCli
-from miniroom.server import agent_api, api, page, session_api, settings_api, static_files, stream
+from miniroom.server import (
+    agent_api,
+    api,
+    page,
+    services_api,
+    session_api,
+    settings_api,
+    static_files,
+    stream,
+)
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, http_error, room_error
 from miniroom.server.project import Project
@@ -37,6 +46,7 @@ def create_app(
             *page.ROUTES,
             *api.ROUTES,
             *settings_api.ROUTES,
+            *services_api.ROUTES,
             *session_api.ROUTES,
             *stream.ROUTES,
             *(agent_api.ROUTES if agent_cli is not None else ()),

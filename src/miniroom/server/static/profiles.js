@@ -31,7 +31,11 @@ export async function open(view) {
     for (const tab of tabs.children) tab.classList.toggle("active", tab.textContent === label);
     panel.replaceChildren();
     delete panel.dataset.ready;
-    await opener({ ...view, body: panel });
+    try {
+      await opener({ ...view, body: panel });
+    } catch (error) {
+      panel.replaceChildren(element("p", "notice error", `Could not open ${label}: ${error.message}`));
+    }
     panel.dataset.ready = "1"; // read: what the person types from now on is theirs
   };
   const present = new Set(files.map((file) => file.name));
