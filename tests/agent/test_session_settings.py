@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.minimal import CommandLine
+from miniroom.agent.modes import switch_mode
 from miniroom.agent.profile import ProfileSettings
 from miniroom.agent.session_settings import settings_changes
 from miniroom.engine.retry_policy import RetryPolicy
@@ -62,3 +64,33 @@ def test_a_session_at_a_fixed_path_is_recreated_in_place_and_the_old_file_kept(t
     assert reopened.header["parentSession"] == str(recreated.previous_path)
     assert [m.text for m in reopened.history()] == ["EARLIER-QUESTION", "EARLIER-ANSWER"]
     assert [m.text for m in changed.messages] == ["EARLIER-QUESTION", "EARLIER-ANSWER"]
+
+
+def test_a_recreated_session_goes_on_with_the_fetch_and_search_lists_the_conversation_started_with(
+    tmp_path: Path,
+) -> None:
+    fetch_yml = tmp_path / ".miniroom" / "fetch.yml"
+    fetch_yml.parent.mkdir()
+    fetch_yml.write_text("services:\n  - name: A\n    type: Direct\n", encoding="utf-8")
+    choice = SessionChoice(path=tmp_path / "sessions" / "thread.jsonl")
+    build_agent(None, tmp_path, _env(tmp_path), choice).session.close()
+    fetch_yml.write_text("services:\n  - name: A\n    type: Direct\n    enabled: false\n", encoding="utf-8")
+    changed = build_agent(None, tmp_path, _env(tmp_path, MINI_PROFILE_TOOL_CALL_TIMEOUT="60"), choice)
+    changed.session.close()
+    assert changed.session.recreated_from is not None
+    assert "fetch" in [tool.name for tool in changed.config.tools]
+    again = build_agent(None, tmp_path, _env(tmp_path, MINI_PROFILE_TOOL_CALL_TIMEOUT="60"), choice)
+    again.session.close()
+    assert again.session.recreated_from is None
+    assert "fetch" in [tool.name for tool in again.config.tools]
+
+
+def test_switching_mode_in_a_chat_keeps_its_fetch_and_search_lists(tmp_path: Path) -> None:
+    fetch_yml = tmp_path / ".miniroom" / "fetch.yml"
+    fetch_yml.parent.mkdir()
+    fetch_yml.write_text("services:\n  - name: A\n    type: Direct\n", encoding="utf-8")
+    agent = build_agent(None, tmp_path, _env(tmp_path), SessionChoice())
+    fetch_yml.write_text("services:\n  - name: A\n    type: Direct\n    enabled: false\n", encoding="utf-8")
+    switch_mode(agent, _env(tmp_path), CommandLine(minimal=False))
+    agent.session.close()
+    assert "fetch" in [tool.name for tool in agent.config.tools]

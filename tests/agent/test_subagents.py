@@ -282,3 +282,32 @@ async def test_a_session_recreated_with_new_settings_keeps_its_tasks(
     await again.prompt("how did it go?")
     await again.aclose()
     assert results(again)[-1].text == "Task 1 (quick): done.\n\nthe quick answer"
+
+
+async def test_a_child_of_a_continued_chat_gets_the_fetch_and_search_lists_the_chat_started_with(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    settings = tmp_path / "project" / ".miniroom"
+    settings.mkdir(parents=True)
+    (settings / "fetch.yml").write_text("services:\n  - name: A\n    type: Direct\n", encoding="utf-8")
+    provider.script(Reply(text="started"))
+    agent, _ = root_agent(provider, tmp_path)
+    await agent.prompt("hi")
+    await agent.aclose()
+    off = "services:\n  - name: A\n    type: Direct\n    enabled: false\n"
+    (settings / "fetch.yml").write_text(off, encoding="utf-8")
+    brave = "services:\n  - name: B\n    type: Brave\n    settings: {ApiKey: $K}\n"
+    (settings / "search.yml").write_text(brave, encoding="utf-8")
+    provider.script(
+        Reply(tool_calls=[("agent", {"description": "look", "prompt": "CHILD look around"})]),
+        Reply(text="parent done"),
+    )
+    provider.script_for("CHILD", Reply(text="looked"))
+    choice = SessionChoice(continue_latest=True)
+    resumed = build_agent(None, tmp_path / "project", scripted_env(provider, tmp_path), choice)
+    await resumed.prompt("look around")
+    await resumed.aclose()
+    assert resumed.session.path == agent.session.path
+    [child_request] = child_requests(provider, "CHILD")
+    assert "fetch" in tools_of(child_request)
+    assert "search" not in tools_of(child_request)

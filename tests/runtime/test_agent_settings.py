@@ -66,3 +66,30 @@ async def test_an_agents_tools_narrow_its_set_and_its_room_prompt_ends_the_syste
     system = "".join(block["text"] for block in request.body["system"])
     assert "You are Helper, an agent in a chat room." in system
     assert system.endswith("Your role: reads the code\nBe brief.")
+
+
+async def test_a_room_conversation_keeps_the_fetch_and_search_lists_it_started_with(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    settings = tmp_path / ".miniroom"
+    settings.mkdir()
+    (settings / "fetch.yml").write_text("services:\n  - name: A\n    type: Direct\n", encoding="utf-8")
+    provider.script(Reply(text="first"), Reply(text="second"), Reply(text="other"))
+    async with running_rooms(tmp_path, provider, {"helper": agent_entry("Helper")}) as rooms:
+        question = rooms.post("hello")
+        await rooms.settle()
+        off = "services:\n  - name: A\n    type: Direct\n    enabled: false\n"
+        (settings / "fetch.yml").write_text(off, encoding="utf-8")
+        brave = "services:\n  - name: B\n    type: Brave\n    settings: {ApiKey: $K}\n"
+        (settings / "search.yml").write_text(brave, encoding="utf-8")
+        rooms.post("and now?", thread=question)
+        await rooms.settle()
+        rooms.post("a new question")
+        await rooms.settle()
+    first, second, new = provider.requests
+    assert len(second.body["messages"]) > len(first.body["messages"]), "the same conversation"
+    assert "fetch" in tool_names(first)
+    assert "fetch" in tool_names(second)
+    assert "search" not in tool_names(second)
+    assert "fetch" not in tool_names(new)
+    assert "search" in tool_names(new)

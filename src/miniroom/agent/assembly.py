@@ -29,6 +29,7 @@ from miniroom.llm import (
 )
 from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
 from miniroom.tools.output_folder import OutputFolder
+from miniroom.web.lists import WebCatalogues
 from miniroom.web.tools import web_tools
 
 log = logging.getLogger(__name__)
@@ -129,11 +130,13 @@ def standard_tools(
     settings_dir: Path,
     model_variables: Mapping[str, str],
     env: Mapping[str, str],
+    catalogues: WebCatalogues,
 ) -> list[Tool]:
-    """The built-in tools the settings enable, then fetch and search: those stand apart from the profile's
-    lists and exist while their catalogue has an enabled service. All share one output folder."""
+    """The built-in tools the settings enable, then fetch and search over `catalogues` (the lists the session
+    keeps): those stand apart from the profile's lists and exist while their catalogue has an enabled service.
+    All share one output folder."""
     output = OutputFolder()
-    web, warnings = web_tools(settings_dir, model_variables, env, agent_dir_from_env(env), output)
+    web, warnings = web_tools(settings_dir, model_variables, env, agent_dir_from_env(env), output, catalogues)
     for warning in warnings:
         log.warning(warning)
     return [tool for tool in builtin_tools(skills, output) if enabled(tool.name)] + web

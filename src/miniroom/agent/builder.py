@@ -26,7 +26,7 @@ from miniroom.agent.profile import (
     ResolvedProfile,
     resolve_profile,
 )
-from miniroom.agent.session_settings import SETTINGS_ENTRY, frozen_settings
+from miniroom.agent.session_settings import SETTINGS_ENTRY, frozen_settings, session_web
 from miniroom.agent.skills import discover_skills
 from miniroom.agent.subagents.manager import (
     SubagentManager,
@@ -51,6 +51,7 @@ from miniroom.llm import (
     agent_dir_from_env,
     resolve_model,
 )
+from miniroom.web.project import load_catalogues
 
 log = logging.getLogger(__name__)
 
@@ -136,8 +137,9 @@ def build_agent(
     settings_dir = cwd if project_dir is None else project_dir
     resolved, retry, external = _read_project(settings_dir, env, model_variables or {})
     session = open_session(agent_dir, cwd, choice)
+    web = session_web(session, load_catalogues(settings_dir))
     session, settings, retry = frozen_settings(
-        session, resolved, retry, same_path=choice.path is not None, files=external.fingerprints
+        session, resolved, retry, choice.path is not None, external.fingerprints, web
     )
     model, suffix = resolve_model(
         model_name or env.get("MODEL") or _stored_model_name(session) or None, env, agent_dir
@@ -158,8 +160,9 @@ def build_agent(
         retry,
         tool_allowlist,
         external,
+        dataclasses.replace(web, warnings=()),  # logged once, here
     )
-    tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env)
+    tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env, web)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
     facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, extra_prompt, tool_allowlist)
     prompt, sent, offer = prompt_and_tools(facts, tools, command_line)

@@ -1,5 +1,6 @@
-"""Building a root agent's subagents: its model, folder and settings, without skills, MCP servers or hook
-commands, each on a new session that names its parent; a minimal one gets the short prompt and one Bash."""
+"""Building a root agent's subagents: its model, folder, settings and fetch and search lists, without skills,
+MCP servers or hook commands, each on a new session that names its parent; a minimal one gets the short
+prompt and one Bash."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ from miniroom.llm import (
     ThinkingLevel,
     agent_dir_from_env,
 )
+from miniroom.web.lists import WebCatalogues
 
 log = logging.getLogger(__name__)
 MINIMAL_IDENTITY = f"{DEFAULT_IDENTITY} {SUBAGENT_PROMPT}"
@@ -61,6 +63,7 @@ class ChildBuilder:
     retry: RetryPolicy
     tool_allowlist: Collection[str] | None
     external: ExternalSettings
+    web: WebCatalogues  # the root's fetch and search lists, as its session keeps them
 
     def check(self, profile: str | None, *, minimal: bool = False) -> None:
         if profile is not None:
@@ -91,12 +94,16 @@ class ChildBuilder:
         session = Session.create(
             directory_for_cwd(agent_dir, self.cwd), self.cwd, header={**link, "description": spec.description}
         )
-        session, settings, retry = frozen_settings(session, self._resolved(spec.profile), self.retry)
+        session, settings, retry = frozen_settings(
+            session, self._resolved(spec.profile), self.retry, web=self.web
+        )
         thinking = settings.thinking_level or self.thinking
         record_model(session, self.model, thinking)
         enabled = tool_filter(settings, self.tool_allowlist)
         without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
-        tools = standard_tools([], without_skills, self.settings_dir, self.model_variables, self.env)
+        tools = standard_tools(
+            [], without_skills, self.settings_dir, self.model_variables, self.env, self.web
+        )
         parts = PromptFacts(
             self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.tool_allowlist
         )

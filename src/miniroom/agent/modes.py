@@ -20,13 +20,14 @@ from miniroom.agent.minimal import (
     shell_problems,
 )
 from miniroom.agent.profile import ProfileSettings
-from miniroom.agent.session_settings import session_settings
+from miniroom.agent.session_settings import session_settings, session_web
 from miniroom.agent.skills import Skill, discover_skills
 from miniroom.agent.tool_names import AGENT_TOOL_NAMES
 from miniroom.agent.toolkits import offered_through_cli, toolkit_names
 from miniroom.engine import Agent, ClosableTool, CommandLineOffer, Tool
 from miniroom.llm import agent_dir_from_env
 from miniroom.tools.minimal_bash import MinimalBashTool
+from miniroom.web.project import load_catalogues
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,8 @@ def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine)
     for tool in agent.config.tools:
         if isinstance(tool, ClosableTool):
             tool.close()
-    tools = standard_tools(skills, enabled, cwd, {}, env) + kept
+    web = session_web(agent.session, load_catalogues(cwd))
+    tools = standard_tools(skills, enabled, cwd, {}, env, web) + kept
     facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None)
     prompt, sent, offer = prompt_and_tools(facts, tools, command_line)
     agent.reconfigure(dataclasses.replace(agent.config, system_prompt=prompt, tools=sent, command_line=offer))

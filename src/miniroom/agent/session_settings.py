@@ -1,7 +1,8 @@
-"""Settings freeze with a session: the resolved profile settings, the retry policy and a fingerprint of each
-other settings file that shapes the agent (mcp.yml, hooks.yml), recorded in its `settings` entry. A resumed
-session keeps them; when they changed since, a new session with the same history and the new settings takes
-over, and says what changed."""
+"""Settings freeze with a session: the resolved profile settings, the retry policy, the fetch and search
+service lists, and a fingerprint of each other settings file that shapes the agent (mcp.yml, hooks.yml),
+recorded in its `settings` entry. A resumed session keeps them; when the profile, retry policy or those files
+changed since, a new session with the same history and the new settings takes over, and says what changed
+(it goes on with the service lists the conversation started with)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pydantic.alias_generators import to_camel
 
 from miniroom.agent.profile import ProfileSettings, ResolvedProfile
 from miniroom.engine import RetryPolicy, Session
+from miniroom.web.lists import WebCatalogues, catalogues_from_record, record_of
 
 log = logging.getLogger(__name__)
 SETTINGS_ENTRY = "settings"
@@ -47,6 +49,15 @@ def session_settings(session: Session) -> ProfileSettings:
     return settings_from_entry(session.latest(SETTINGS_ENTRY))
 
 
+def session_web(session: Session, current: WebCatalogues) -> WebCatalogues:
+    """The fetch and search lists a session works with: those it recorded at creation (literal secrets taken
+    from `current`, see `miniroom.web.lists`), or `current`, the files now, for a new session or one recorded
+    before sessions kept the lists."""
+    entry = session.latest(SETTINGS_ENTRY)
+    recorded = catalogues_from_record(entry.get("web") if entry else None, current)
+    return current if recorded is None else recorded
+
+
 def settings_changes(
     was: tuple[ProfileSettings, RetryPolicy], now: tuple[ProfileSettings, RetryPolicy]
 ) -> dict[str, tuple[Any, Any]]:
@@ -75,10 +86,12 @@ def frozen_settings(
     retry: RetryPolicy,
     same_path: bool = False,
     files: Mapping[str, str] | None = None,
+    web: WebCatalogues | None = None,
 ) -> tuple[Session, ProfileSettings, RetryPolicy]:
     """The session to work in and its settings: a new session records the resolved ones; a resumed one keeps
     its own, or, when they changed, is recreated with the new ones (`same_path`: see `Session.recreate`).
-    `files` holds the fingerprint of each settings file beyond the profile and retry.yml, by name."""
+    `files` holds the fingerprint of each settings file beyond the profile and retry.yml, by name; `web` the
+    service lists to record (see `session_web`), never compared."""
     files = dict(files or {})
     entry = session.latest(SETTINGS_ENTRY)
     if entry is not None:
@@ -97,5 +110,6 @@ def frozen_settings(
         settings=dataclasses.asdict(resolved.settings),
         retry={key: getattr(retry, attr) for key, attr in _RETRY_KEYS},
         files=files,
+        **({} if web is None else {"web": record_of(web)}),
     )
     return session, resolved.settings, retry

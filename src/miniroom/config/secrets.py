@@ -32,7 +32,8 @@ class SecretLost(ValueError):
         )
 
 
-def _is_secret_value(value: object) -> bool:
+def is_secret_value(value: object) -> bool:
+    """Whether a secret setting's value is the secret itself: anything but a bare `$VAR` or `${VAR}`."""
     if isinstance(value, bool) or value is None:
         return False
     text = str(value).strip()
@@ -46,7 +47,7 @@ def _secret_key(key: object) -> bool:
 def _secret_line(item: str) -> tuple[str, str] | None:
     """(NAME, value) of a `NAME=value` line whose value is a secret."""
     match = _LINE.fullmatch(item)
-    if match is None or not SECRET_NAME.search(match.group(1)) or not _is_secret_value(match.group(2)):
+    if match is None or not SECRET_NAME.search(match.group(1)) or not is_secret_value(match.group(2)):
         return None
     return match.group(1), match.group(2)
 
@@ -59,7 +60,7 @@ def masked(data: Any) -> tuple[Any, list[str]]:
         if isinstance(node, Mapping):
             copy = {}
             for key, value in node.items():
-                if _secret_key(key) and not isinstance(value, dict | list) and _is_secret_value(value):
+                if _secret_key(key) and not isinstance(value, dict | list) and is_secret_value(value):
                     copy[key] = MASK
                     found.append(str(value))
                 else:
@@ -88,7 +89,7 @@ def unmasked(new: Any, current: Any, path: Path = ()) -> Any:
         result = {}
         for key, value in new.items():
             if value == MASK and _secret_key(key):
-                if key not in saved or not _is_secret_value(saved[key]):
+                if key not in saved or not is_secret_value(saved[key]):
                     raise SecretLost((*path, key))
                 result[key] = saved[key]
             else:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from miniroom.web.catalogue import Catalogue, ServiceEntry, read_catalogue
 from miniroom.web.kinds import ServiceKind
+from miniroom.web.lists import WebCatalogues
 from miniroom.web.service_types import find_type
 
 log = logging.getLogger(__name__)
@@ -74,3 +75,10 @@ def load_catalogue(project_dir: Path, kind: ServiceKind) -> tuple[Catalogue, lis
         instead = "the built-in Direct service is used" if kind is ServiceKind.FETCH else "search is off"
         return fallback, [f"{path} is not valid ({details}), so {instead}; run `miniroom config check`."]
     return reading.catalogue, [str(problem) for problem in reading.problems]
+
+
+def load_catalogues(project_dir: Path) -> WebCatalogues:
+    """Both of the project's catalogues as `load_catalogue` reads them, with their warnings."""
+    fetch, fetch_warnings = load_catalogue(project_dir, ServiceKind.FETCH)
+    search, search_warnings = load_catalogue(project_dir, ServiceKind.SEARCH)
+    return WebCatalogues(fetch, search, (*fetch_warnings, *search_warnings))

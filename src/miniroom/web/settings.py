@@ -94,5 +94,13 @@ def resolve_settings(
             raise SettingsError(f"setting {name} {problem} (written as {written!r})")
         if spec.kind == "enum":
             values[name] = canonical_choice(spec, value) or value
+    _check_required(entry, values)
     _known_secrets.update(secret for secret in secrets if len(secret) >= _SHORTEST_SECRET)
     return ServiceSettings(entry.name, values, frozenset(secrets))
+
+
+def _check_required(entry: ServiceEntry, values: Mapping[str, str]) -> None:
+    """SettingsError for a required setting without a value (a key the file no longer gives, see lists.py)."""
+    for spec in entry.type.settings:
+        if spec.required and spec.name not in values:
+            raise SettingsError(f"setting {spec.name} is required and has no value")

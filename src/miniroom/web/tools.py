@@ -20,8 +20,8 @@ from miniroom.tools.shell import one_line_summary
 from miniroom.web.catalogue import ServiceEntry
 from miniroom.web.chain import ChainResult, run_chain
 from miniroom.web.convert import PageText, page_text
-from miniroom.web.kinds import ServiceKind
-from miniroom.web.project import load_catalogue
+from miniroom.web.lists import WebCatalogues
+from miniroom.web.project import load_catalogues
 from miniroom.web.results import failed_text, fetch_body, fetch_header, search_text
 from miniroom.web.services import (
     FetchedPage,
@@ -156,15 +156,16 @@ def web_tools(
     environ: Mapping[str, str],
     data_dir: Path,
     scratch: OutputFolder,
+    catalogues: WebCatalogues | None = None,
 ) -> tuple[list[Tool], list[str]]:
-    """`fetch` and `search` for the project's catalogues, each only when it has an enabled service, and the
-    catalogues' warnings. Read once: the agent keeps these lists however the files change."""
+    """`fetch` and `search` over `catalogues` (default: the project's files as they are now), each only when
+    it has an enabled service, and the catalogues' warnings. The tools keep these lists however the files
+    change."""
     web = WebContext(variables, environ, ServiceEnvironment(tool_environment(environ), project_dir, data_dir))
+    lists = load_catalogues(project_dir) if catalogues is None else catalogues
     tools: list[Tool] = []
-    fetch, fetch_warnings = load_catalogue(project_dir, ServiceKind.FETCH)
-    search, search_warnings = load_catalogue(project_dir, ServiceKind.SEARCH)
-    if fetch.chain():
-        tools.append(FetchTool(fetch.chain(), web, scratch))
-    if search.chain():
-        tools.append(SearchTool(search.chain(), web))
-    return tools, [*fetch_warnings, *search_warnings]
+    if lists.fetch.chain():
+        tools.append(FetchTool(lists.fetch.chain(), web, scratch))
+    if lists.search.chain():
+        tools.append(SearchTool(lists.search.chain(), web))
+    return tools, list(lists.warnings)
