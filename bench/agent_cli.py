@@ -70,7 +70,7 @@ class Api:
         bench = Workbench(
             tools={"files.read": ReadTool(), "bench.gate": self.gate},
             documents={"instructions": "Be brief."},
-            context=ToolContext(folder),
+            context=lambda call: ToolContext(folder, call_id=call.id),
             max_calls=None,
             emit=lambda event: None,
             workspace=folder,
