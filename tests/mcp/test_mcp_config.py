@@ -123,7 +123,7 @@ def test_every_mistake_of_one_server_is_reported_at_once(tmp_path: Path) -> None
     path = write(tmp_path, text)
     assert [problem.detail() for problem in check_mcp_file(path)] == [
         'line 4: servers.docs.url: must be an http:// or https:// address, got "ftp://x"',
-        "line 5: servers.docs.headers.Authorization: must be text, got 5",
+        'line 5: servers.docs.headers.Authorization: must be text, got 5 — write "5" in quotes',
         "line 6: servers.bad__name: 'bad__name' cannot name a server: use letters, digits, '-' and single "
         "'_' (its tools are named mcp__<server>__<tool>, so `__` would be ambiguous), starting with a letter "
         "or digit, at most 40 characters",
