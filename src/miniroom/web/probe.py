@@ -10,11 +10,11 @@ from pathlib import Path
 
 from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import keep_head
-from miniroom.web.catalogue import ServiceEntry, read_catalogue
+from miniroom.web.catalogue import Catalogue, ServiceEntry, read_catalogue
 from miniroom.web.chain import failure_reason
 from miniroom.web.convert import page_text
 from miniroom.web.kinds import ServiceKind
-from miniroom.web.project import catalogue_path, default_fetch_catalogue
+from miniroom.web.project import catalogue_path, missing_file_catalogue
 from miniroom.web.results import results_count, search_text
 from miniroom.web.services import SearchRequest, ServiceEnvironment, create_fetcher, create_searcher
 from miniroom.web.settings import redact, resolve_settings
@@ -37,22 +37,33 @@ class ServiceTestResult:
 
 
 def find_saved_service(project_dir: Path, kind: ServiceKind, name: str) -> ServiceEntry | str:
-    """The service named `name` in the saved file, or why there is none to test."""
+    """The service named `name` in the saved file, or without the file among the services the tools then
+    use (fetch's built-in Direct HTTP), or why there is none to test."""
     path = catalogue_path(project_dir, kind)
     try:
         reading = read_catalogue(path, kind)
     except FileNotFoundError:
-        if kind is ServiceKind.FETCH and (default := default_fetch_catalogue().find(name)) is not None:
-            return default
-        return f"{path} does not exist: save the {kind.value} services first"
+        built_in = missing_file_catalogue(kind)
+        found = built_in.find(name)
+        if found is not None:
+            return found
+        if not built_in.services:
+            return f"{path} does not exist: save the {kind.value} services first"
+        return (
+            f"{path} does not exist, so the built-in services are used, and none is named "
+            f'"{name}" (services: {_names(built_in)})'
+        )
     found = reading.catalogue.find(name)
     if found is not None:
         return found
     mine = [str(problem) for problem in reading.problems if f'"{name}"' in problem.message]
     if mine:
         return "the service is not valid: " + "; ".join(mine)
-    names = ", ".join(f'"{entry.name}"' for entry in reading.catalogue.services) or "none"
-    return f'{path} has no valid service named "{name}" (valid services: {names})'
+    return f'{path} has no valid service named "{name}" (valid services: {_names(reading.catalogue)})'
+
+
+def _names(catalogue: Catalogue) -> str:
+    return ", ".join(f'"{entry.name}"' for entry in catalogue.services) or "none"
 
 
 async def run_service_test(
