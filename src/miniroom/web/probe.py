@@ -3,10 +3,14 @@ result for `miniroom web test` and the settings page alike."""
 
 from __future__ import annotations
 
+import shlex
+import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+import httpx
 
 from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import keep_head
@@ -102,9 +106,24 @@ async def run_service_test(
             )
             sample = search_text(query, results, found.name, [])
     except Exception as error:  # the test reports every failure, as the chain would
-        return ServiceTestResult(False, _since(started), redact(failure_reason(error), secrets))
+        reason = failure_reason(error)
+        if kind is ServiceKind.FETCH and target is None and _unreachable(error):
+            reason += _offline_hint(name)
+        return ServiceTestResult(False, _since(started), redact(reason, secrets))
     head = keep_head(sample, SAMPLE_LINES, SAMPLE_BYTES)
     return ServiceTestResult(True, _since(started), redact(explanation, secrets), redact(head.text, secrets))
+
+
+def _unreachable(error: BaseException) -> bool:
+    """A connection that could not be made: the host unknown (DNS), refused, or not answering in time."""
+    return isinstance(error, httpx.ConnectError | httpx.ConnectTimeout | ConnectionError | socket.gaierror)
+
+
+def _offline_hint(name: str) -> str:
+    return (
+        f" — the test page {TEST_PAGE} could not be reached (is this machine offline?): give a page it can "
+        f"reach after the name, e.g. miniroom web test fetch {shlex.quote(name)} URL"
+    )
 
 
 def _since(started: float) -> int:
