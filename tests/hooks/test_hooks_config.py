@@ -90,4 +90,4 @@ def test_a_deny_rule_that_is_not_text_hides_no_other_problem(tmp_path: Path) -> 
     text = "hooks:\n  - event: Nope\n    command: x\ndeny:\n  - 5\n  - 'bash('\n"
     problems = [str(problem) for problem in check_hooks_file(write(tmp_path, text))]
     assert [problem.split(": ", 1)[0].rsplit(":", 1)[1] for problem in problems] == ["2", "5", "6"], problems
-    assert problems[1].endswith("deny[0]: must be text, got 5")
+    assert problems[1].endswith('deny[0]: must be text, got 5 — write "5" in quotes')

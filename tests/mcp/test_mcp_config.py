@@ -107,3 +107,32 @@ def test_an_unset_variable_stays_with_a_warning_naming_the_server(tmp_path: Path
         ".miniroom/mcp.yml: servers.a: $MISSING is not set in the model's variables nor in the environment, "
         "and has no default, so it stays as written: set MISSING, or write ${MISSING:-default}"
     ]
+
+
+def test_every_mistake_of_one_server_is_reported_at_once(tmp_path: Path) -> None:
+    text = (
+        "servers:\n"
+        "  docs:\n"
+        "    type: http\n"
+        "    url: ftp://x\n"
+        "    headers: {Authorization: 5}\n"
+        "  bad__name: {command: x, timeout: 0}\n"
+        "  guess: {type: ws, url: 'ws://x', enabled: maybe}\n"
+        "  nourl: {url: 'ftp://y', comand: z}\n"
+    )
+    path = write(tmp_path, text)
+    assert [problem.detail() for problem in check_mcp_file(path)] == [
+        'line 4: servers.docs.url: must be an http:// or https:// address, got "ftp://x"',
+        'line 5: servers.docs.headers.Authorization: must be text, got 5 — write "5" in quotes',
+        "line 6: servers.bad__name: 'bad__name' cannot name a server: use letters, digits, '-' and single "
+        "'_' (its tools are named mcp__<server>__<tool>, so `__` would be ambiguous), starting with a letter "
+        "or digit, at most 40 characters",
+        "line 6: servers.bad__name.timeout: must be a whole number above zero, got 0",
+        'line 7: servers.guess.type: must be one of stdio, http, sse (or streamable-http), got "ws"',
+        'line 7: servers.guess.url: must be an http:// or https:// address, got "ws://x"',
+        'line 7: servers.guess.enabled: must be true or false, got "maybe"',
+        "line 8: servers.nourl.type: a server with a url needs `type: http` (streamable HTTP) or `type: sse`",
+        'line 8: servers.nourl.url: must be an http:// or https:// address, got "ftp://y"',
+        "line 8: servers.nourl.comand: unknown key: the valid keys are type, url, headers, enabled, timeout",
+    ]
+    assert read_servers(path)[0] == ()

@@ -163,6 +163,22 @@ def test_web_test_reports_ok_latency_and_a_sample(tmp_path: Path, site: Running)
     )
 
 
+def test_web_test_without_fetch_yml_uses_the_built_in_service(tmp_path: Path, site: Running) -> None:
+    workspace = Workspace(
+        tmp_path, tmp_path / "mini", {**os.environ, "MINI_AGENT_DIR": str(tmp_path / "mini")}
+    )
+    result = web_test(workspace, "fetch", "Direct HTTP", f"{site.url}/page.html")
+    assert result.returncode == 0, result.stderr
+    assert f"fetch service 'Direct HTTP': fetched {site.url}/page.html (HTTP 200, " in result.stdout
+    assert not (tmp_path / ".miniroom" / "fetch.yml").exists()  # a test saves nothing
+    unknown = web_test(workspace, "fetch", "Direct")
+    assert (unknown.returncode, unknown.stdout) == (
+        1,
+        f"failed · 0 ms · fetch service 'Direct': {tmp_path}/.miniroom/fetch.yml does not exist, so the "
+        'built-in services are used, and none is named "Direct" (services: "Direct HTTP")\n',
+    )
+
+
 def test_web_test_runs_a_search_service_and_keeps_its_key_out(tmp_path: Path) -> None:
     with serve(vendor(STAND_INS["Tavily"])) as tavily:
         env = {**os.environ, "TAVILY_KEY": KEY, "MINIROOM_WEB_BASE_URL_TAVILY": tavily.url}

@@ -232,7 +232,7 @@ def validate_config_data(
     try:
         config = RoomsConfig.model_validate(data)
     except ValidationError as exc:
-        found = findings(exc, RoomsConfig, _WORDING)
+        found = findings(exc, RoomsConfig, _WORDING, parsed.written.get if parsed else None)
         raise config_error(_locate(found, source, parsed), source) from None
     problems = cross_check(config) + [finding for check in checks for finding in check(config)]
     if problems:

@@ -6,6 +6,7 @@ Format-neutral: YAML files add their lines (`miniroom.config.yaml_source`), `mod
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import types
@@ -66,6 +67,7 @@ _KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("list", ("list_type",), "must be a list"),
     ("mapping", ("dict_type", "model_type", "model_attributes_type"), "must be a mapping"),
 )
+_TEXT_TYPES = ("string_type", "str_type")
 _KIND_OF = {error_type: kind for kind, types, _ in _KINDS for error_type in types}
 _WORDS = {kind: words for kind, _, words in _KINDS}
 
@@ -134,6 +136,16 @@ def at_most(lines: Sequence[str], most: int, more: Callable[[int], str]) -> list
     return [*lines[:most], *([more(left_out)] if left_out > 0 else [])]
 
 
+def quote_hint(value: object, written: str | None) -> str:
+    """How to make text of a value YAML read as a boolean, number or date (`name: Off` is false, `1.10` the
+    number 1.1) where text was expected; `written`: the value as the file spells it, when that is known."""
+    if not isinstance(value, bool | int | float | datetime.date):
+        return ""
+    return (
+        f" — write {json.dumps(written, ensure_ascii=False)} in quotes" if written else " — quote the value"
+    )
+
+
 def phrase(error: ErrorDetails, wording: Wording, model: type[BaseModel] | None = None) -> str:
     """Pydantic's error as a person's message; `model` (where it was validated) lists valid keys."""
     kind, context = error["type"], error.get("ctx", {})
@@ -156,16 +168,28 @@ def phrase(error: ErrorDetails, wording: Wording, model: type[BaseModel] | None 
     return words if kind == "missing" else words + wording.got.format(got=got)
 
 
-def findings(error: ValidationError, model: type[BaseModel], wording: Wording) -> list[Finding]:
-    """One Finding per pydantic error, at the key path as the file writes it (see `schema_path`)."""
+def findings(
+    error: ValidationError,
+    model: type[BaseModel],
+    wording: Wording,
+    written: Callable[[Loc], str | None] | None = None,
+) -> list[Finding]:
+    """One Finding per pydantic error, at the key path as the file writes it (see `schema_path`).
+
+    `written` gives a value as a YAML file spells it (None for a value that came from anywhere else): text
+    YAML read as a boolean or a number is told to be quoted (see `quote_hint`).
+    """
     found = []
     for item in error.errors(include_url=False):
         loc = item["loc"]
         shown = (*schema_path(model, loc[:-1])[0], *loc[-1:])
         if item["type"] == "extra_forbidden":
             found.append(Finding(shown, phrase(item, wording, model), at_key=True))
-        else:
-            found.append(Finding(tuple(part for part in shown if part != _KEY_MARK), phrase(item, wording)))
+            continue
+        message = phrase(item, wording)
+        if written is not None and item["type"] in _TEXT_TYPES and _KEY_MARK not in shown:
+            message += quote_hint(item.get("input"), written(shown))
+        found.append(Finding(tuple(part for part in shown if part != _KEY_MARK), message))
     return found
 
 

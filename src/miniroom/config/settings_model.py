@@ -94,7 +94,8 @@ def validation_problems(
     source: YamlSource, error: ValidationError, model: type[BaseModel], prefix: Sequence[str | int] = ()
 ) -> list[Problem]:
     """One Problem per pydantic error, located in `source` under `prefix` (where `model` was validated)."""
-    return [source.problem((*prefix, *found.loc), found.message) for found in findings(error, model, WORDING)]
+    found = findings(error, model, WORDING, lambda loc: source.written.get((*prefix, *loc)))
+    return [source.problem((*prefix, *finding.loc), finding.message) for finding in found]
 
 
 def keyed_section(source: YamlSource, key: str, items: str, problems: list[Problem]) -> dict[Any, Any]:

@@ -18,10 +18,11 @@ from miniroom.config.bounded_yaml import (
     check_aliases,
     too_deep,
 )
-from miniroom.config.problems import Loc, Problem, Severity, key_path
+from miniroom.config.problems import Loc, Problem, Severity, key_path, quote_hint
 from miniroom.config.settings_file import SettingsFileError, read_settings_text
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_TEXT_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:null")
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,8 @@ class YamlSource:
     """A parsed file: its plain data, the line of each key (by location), and problems found while reading.
 
     `lines` holds the line of each key (of each item, in a list); `value_lines` the line each value starts
-    on, which is the next line for a nested block (`key:` then indented lines).
+    on, which is the next line for a nested block (`key:` then indented lines). `written` holds each value
+    written unquoted that YAML reads as other than text (`Off`, `1.10`, `2024-01-01`), as it is spelled.
     """
 
     path: Path
@@ -48,6 +50,7 @@ class YamlSource:
     problems: tuple[Problem, ...] = ()
     value_lines: Mapping[Loc, int] = field(default_factory=dict)
     duplicates: tuple[DuplicateKey, ...] = ()
+    written: Mapping[Loc, str] = field(default_factory=dict)
 
     def line_of(self, loc: Loc, *, at_key: bool = True) -> int | None:
         """The line of `loc` (of its value with `at_key=False`), else of its nearest ancestor that has one."""
@@ -61,6 +64,10 @@ class YamlSource:
     def problem(self, loc: Loc, message: str, severity: Severity = "error") -> Problem:
         return Problem(self.path, self.line_of(loc), _key(loc), message, severity)
 
+    def quote_hint(self, loc: Loc, value: object) -> str:
+        """For `value` at `loc` where text was expected: how to quote it (see `problems.quote_hint`)."""
+        return quote_hint(value, self.written.get(loc))
+
 
 class _LineWalker:
     """Walks the composed node tree (before construction) noting each key's line and keys written twice."""
@@ -70,6 +77,7 @@ class _LineWalker:
         self.lines: dict[Loc, int] = {}
         self.value_lines: dict[Loc, int] = {}
         self.duplicates: list[DuplicateKey] = []
+        self.written: dict[Loc, str] = {}
 
     def walk(self, node: yaml.Node, loc: Loc) -> None:
         # Recursion is bounded here, and the values aliases add by check_aliases beforehand.
@@ -82,6 +90,8 @@ class _LineWalker:
             for index, item in enumerate(node.value):
                 self.lines[(*loc, index)] = item.start_mark.line + 1
                 self.walk(item, (*loc, index))
+        elif isinstance(node, yaml.ScalarNode) and not node.style and node.tag not in _TEXT_TAGS:
+            self.written[loc] = node.value  # plain (style None, or "" from libyaml): `Off` before it is false
 
     def key_on(self, line: int) -> str:
         """The deepest key whose value starts on `line` (where a value failed to convert), else nothing."""
@@ -127,7 +137,9 @@ def parse_yaml(text: str, path: Path) -> YamlSource:
         if loader is not None:
             loader.dispose()
     problems = tuple(Problem(path, twice.line, _key(twice.loc), _twice(twice)) for twice in walker.duplicates)
-    return YamlSource(path, data, walker.lines, problems, walker.value_lines, tuple(walker.duplicates))
+    return YamlSource(
+        path, data, walker.lines, problems, walker.value_lines, tuple(walker.duplicates), walker.written
+    )
 
 
 def _marked_problem(error: yaml.MarkedYAMLError, path: Path, walker: _LineWalker | None) -> Problem:

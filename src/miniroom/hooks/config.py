@@ -106,7 +106,8 @@ def _rule(source: YamlSource, index: int, item: Any, problems: list[Problem]) ->
 
 def _deny_rule(source: YamlSource, index: int, text: Any, problems: list[Problem]) -> DenyRule | None:
     if not isinstance(text, str):
-        problems.append(source.problem(("deny", index), f"must be text, got {describe_value(text)}"))
+        hint = source.quote_hint(("deny", index), text)
+        problems.append(source.problem(("deny", index), f"must be text, got {describe_value(text)}{hint}"))
         return None
     try:
         return parse_deny_rule(text, _where(source, ("deny", index)))

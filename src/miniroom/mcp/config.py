@@ -18,10 +18,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
 
 from miniroom.config.expand import expand_all
-from miniroom.config.problems import Problem
+from miniroom.config.problems import Problem, invalid
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.settings_model import (
     OptionalPositiveWhole,
@@ -40,6 +40,15 @@ _EMPTY: Mapping[str, str] = MappingProxyType({})
 NonEmpty = Annotated[str, Field(min_length=1)]
 
 
+def _checked_url(url: str) -> str:
+    if "$" in url or url.startswith(("http://", "https://")):
+        return url
+    raise invalid("must be an http:// or https:// address, got {got}", got=describe_value(url))
+
+
+Url = Annotated[NonEmpty, AfterValidator(_checked_url)]
+
+
 class StdioFields(SettingsModel):
     type: Literal["stdio"] = "stdio"
     command: NonEmpty
@@ -51,7 +60,7 @@ class StdioFields(SettingsModel):
 
 class RemoteFields(SettingsModel):
     type: Literal["http", "streamable-http", "sse"]
-    url: NonEmpty
+    url: Url
     headers: dict[str, str] | None = None
     enabled: bool | None = None
     timeout: OptionalPositiveWhole = None
@@ -74,18 +83,18 @@ class ServerEntry:
     shown_url: str = ""  # the url as written, for messages: an expanded one may hold a secret
 
 
-def _fields_problem(raw: Any) -> tuple[type[StdioFields | RemoteFields] | None, str | None]:
-    """The schema of a server's fields by its `type`, or why there is none."""
-    if not isinstance(raw, dict):
-        return None, f"must be a mapping of the server's settings, got {describe_value(raw)}"
+def _schema(raw: dict[Any, Any]) -> tuple[type[StdioFields | RemoteFields], str | None]:
+    """The schema of a server's fields by its `type`, and what is wrong with the `type` if anything is; for a
+    wrong one, the schema the other keys suggest (a `url`: a remote server), so they are checked too."""
     written = raw.get("type")
+    guess = RemoteFields if "url" in raw else StdioFields
     if written is None:
         if "url" in raw:
-            return None, "a server with a url needs `type: http` (streamable HTTP) or `type: sse`"
+            return guess, "a server with a url needs `type: http` (streamable HTTP) or `type: sse`"
         return StdioFields, None
     kind = _TYPE_WORDS.get(written) if isinstance(written, str) else None
     if kind is None:
-        return None, f"must be one of stdio, http, sse (or streamable-http), got {describe_value(written)}"
+        return guess, f"must be one of stdio, http, sse (or streamable-http), got {describe_value(written)}"
     return (StdioFields if kind == "stdio" else RemoteFields), None
 
 
@@ -102,33 +111,31 @@ def _entry(name: str, fields: StdioFields | RemoteFields) -> ServerEntry:
     )
 
 
-def _url_problem(url: str) -> str | None:
-    if "$" in url or url.startswith(("http://", "https://")):
-        return None
-    return f"must be an http:// or https:// address, got {describe_value(url)}"
-
-
 def _server(source: YamlSource, key: Any, raw: Any, problems: list[Problem]) -> ServerEntry | None:
+    """The entry, or None with every problem it has added to `problems`: its name's, type's and fields'."""
     loc = ("servers", str(key))
+    found: list[Problem] = []
     name_problem = server_name_problem(key)
     if name_problem:
-        problems.append(source.problem(loc, name_problem))
+        found.append(source.problem(loc, name_problem))
+    if not isinstance(raw, dict):
+        found.append(
+            source.problem(loc, f"must be a mapping of the server's settings, got {describe_value(raw)}")
+        )
+        problems.extend(found)
         return None
-    schema, problem = _fields_problem(raw)
-    if schema is None:
-        problems.append(source.problem((*loc, "type") if isinstance(raw, dict) else loc, problem or ""))
-        return None
+    schema, type_problem = _schema(raw)
+    if type_problem:
+        found.append(source.problem((*loc, "type"), type_problem))
+        # The type is reported above: the other keys are checked against the schema they suggest.
+        raw = {**raw, "type": "http" if schema is RemoteFields else "stdio"}
     try:
         fields = schema.model_validate(raw)
     except ValidationError as error:
-        problems.extend(validation_problems(source, error, schema, loc))
+        problems.extend([*found, *validation_problems(source, error, schema, loc)])
         return None
-    entry = _entry(str(key), fields)
-    url_problem = _url_problem(entry.url) if entry.type != "stdio" else None
-    if url_problem:
-        problems.append(source.problem((*loc, "url"), url_problem))
-        return None
-    return entry
+    problems.extend(found)
+    return None if found else _entry(str(key), fields)
 
 
 def read_servers(path: Path) -> tuple[tuple[ServerEntry, ...], list[Problem]]:

@@ -60,13 +60,14 @@ class CatalogueReading:
 
 
 Locate = Callable[[Loc, str, Severity], Problem]
+QuoteHint = Callable[[Loc, object], str]  # how to quote a value YAML read as other than text, or nothing
 
 
 class _Checker:
     """Collects the problems of one catalogue's data, each located by `locate`."""
 
-    def __init__(self, kind: ServiceKind, locate: Locate) -> None:
-        self.kind, self.locate = kind, locate
+    def __init__(self, kind: ServiceKind, locate: Locate, quote_hint: QuoteHint) -> None:
+        self.kind, self.locate, self.quote_hint = kind, locate, quote_hint
         self.problems: list[Problem] = []
         self.file_error = False
 
@@ -122,10 +123,10 @@ class _Checker:
         self.unknown_entry_keys(where, item, left_out)
         if not isinstance(name, str) or not name.strip():
             got = "" if name is None else f", got {describe_value(name)}"
-            self.add(
-                (*where, "name"),
-                f"is required: give the service a name (text){got}; this service is not used",
-            )
+            message = f"is required: give the service a name (text){got}"
+            if hint := self.quote_hint((*where, "name"), name):
+                message = f"must be text{got}{hint}"
+            self.add((*where, "name"), f"{message}; this service is not used")
         service_type = self.service_type(where, item.get("type"), left_out)
         enabled = self.enabled(where, item.get("enabled", True), left_out)
         priority = self.priority(where, item.get("priority", DEFAULT_PRIORITY))
@@ -181,8 +182,9 @@ class _Checker:
         for key, raw in value.items():
             text = _as_text(raw)
             if text is None:
-                got = describe_value(raw)
-                self.add((*where, "settings", str(key)), f"must be text or a number, got {got}{left_out}")
+                at = (*where, "settings", str(key))
+                got = f"{describe_value(raw)}{self.quote_hint(at, raw)}"
+                self.add(at, f"must be text or a number, got {got}{left_out}")
             elif text.strip():  # a blank value counts as unset: the default answers
                 written[str(key)] = text
         if service_type is not None:
@@ -238,7 +240,7 @@ def validate_catalogue(data: object, kind: ServiceKind, source: YamlSource | Non
             return source.problem(loc, message, severity)
         return Problem(kind.file_name, None, key_path(loc, top="", quote=False), message, severity)
 
-    checker = _Checker(kind, locate)
+    checker = _Checker(kind, locate, source.quote_hint if source is not None else lambda loc, value: "")
     catalogue = checker.read(data)
     return CatalogueReading(catalogue, checker.problems, checker.file_error)
 

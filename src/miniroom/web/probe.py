@@ -3,18 +3,22 @@ result for `miniroom web test` and the settings page alike."""
 
 from __future__ import annotations
 
+import shlex
+import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
+
 from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import keep_head
-from miniroom.web.catalogue import ServiceEntry, read_catalogue
+from miniroom.web.catalogue import Catalogue, ServiceEntry, read_catalogue
 from miniroom.web.chain import failure_reason
 from miniroom.web.convert import page_text
 from miniroom.web.kinds import ServiceKind
-from miniroom.web.project import catalogue_path, default_fetch_catalogue
+from miniroom.web.project import catalogue_path, missing_file_catalogue
 from miniroom.web.results import results_count, search_text
 from miniroom.web.services import SearchRequest, ServiceEnvironment, create_fetcher, create_searcher
 from miniroom.web.settings import redact, resolve_settings
@@ -37,22 +41,33 @@ class ServiceTestResult:
 
 
 def find_saved_service(project_dir: Path, kind: ServiceKind, name: str) -> ServiceEntry | str:
-    """The service named `name` in the saved file, or why there is none to test."""
+    """The service named `name` in the saved file, or without the file among the services the tools then
+    use (fetch's built-in Direct HTTP), or why there is none to test."""
     path = catalogue_path(project_dir, kind)
     try:
         reading = read_catalogue(path, kind)
     except FileNotFoundError:
-        if kind is ServiceKind.FETCH and (default := default_fetch_catalogue().find(name)) is not None:
-            return default
-        return f"{path} does not exist: save the {kind.value} services first"
+        built_in = missing_file_catalogue(kind)
+        found = built_in.find(name)
+        if found is not None:
+            return found
+        if not built_in.services:
+            return f"{path} does not exist: save the {kind.value} services first"
+        return (
+            f"{path} does not exist, so the built-in services are used, and none is named "
+            f'"{name}" (services: {_names(built_in)})'
+        )
     found = reading.catalogue.find(name)
     if found is not None:
         return found
     mine = [str(problem) for problem in reading.problems if f'"{name}"' in problem.message]
     if mine:
         return "the service is not valid: " + "; ".join(mine)
-    names = ", ".join(f'"{entry.name}"' for entry in reading.catalogue.services) or "none"
-    return f'{path} has no valid service named "{name}" (valid services: {names})'
+    return f'{path} has no valid service named "{name}" (valid services: {_names(reading.catalogue)})'
+
+
+def _names(catalogue: Catalogue) -> str:
+    return ", ".join(f'"{entry.name}"' for entry in catalogue.services) or "none"
 
 
 async def run_service_test(
@@ -91,9 +106,24 @@ async def run_service_test(
             )
             sample = search_text(query, results, found.name, [])
     except Exception as error:  # the test reports every failure, as the chain would
-        return ServiceTestResult(False, _since(started), redact(failure_reason(error), secrets))
+        reason = failure_reason(error)
+        if kind is ServiceKind.FETCH and target is None and _unreachable(error):
+            reason += _offline_hint(name)
+        return ServiceTestResult(False, _since(started), redact(reason, secrets))
     head = keep_head(sample, SAMPLE_LINES, SAMPLE_BYTES)
     return ServiceTestResult(True, _since(started), redact(explanation, secrets), redact(head.text, secrets))
+
+
+def _unreachable(error: BaseException) -> bool:
+    """A connection that could not be made: the host unknown (DNS), refused, or not answering in time."""
+    return isinstance(error, httpx.ConnectError | httpx.ConnectTimeout | ConnectionError | socket.gaierror)
+
+
+def _offline_hint(name: str) -> str:
+    return (
+        f" — the test page {TEST_PAGE} could not be reached (is this machine offline?): give a page it can "
+        f"reach after the name, e.g. miniroom web test fetch {shlex.quote(name)} URL"
+    )
 
 
 def _since(started: float) -> int:

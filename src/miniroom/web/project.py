@@ -42,6 +42,11 @@ def default_fetch_catalogue() -> Catalogue:
     )
 
 
+def missing_file_catalogue(kind: ServiceKind) -> Catalogue:
+    """The services a kind has without its file: the default Direct one for fetch, none for search."""
+    return default_fetch_catalogue() if kind is ServiceKind.FETCH else Catalogue(kind)
+
+
 def ensure_fetch_file(project_dir: Path) -> None:
     """Create `.miniroom/fetch.yml` with the default Direct service unless it exists; never overwrite."""
     path = catalogue_path(project_dir, ServiceKind.FETCH)
@@ -64,7 +69,7 @@ def load_catalogue(project_dir: Path, kind: ServiceKind) -> tuple[Catalogue, lis
     missing or unusable search.yml as no service. A rejected service is left out, with a warning naming it.
     """
     path = catalogue_path(project_dir, kind)
-    fallback = default_fetch_catalogue() if kind is ServiceKind.FETCH else Catalogue(kind)
+    fallback = missing_file_catalogue(kind)
     try:
         reading = read_catalogue(path, kind)
     except FileNotFoundError:
