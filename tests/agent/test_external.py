@@ -70,6 +70,7 @@ def test_a_broken_file_refuses_the_agent_naming_every_error(tmp_path: Path) -> N
     assert str(raised.value).splitlines() == [
         f"{folder}/mcp.yml:2: servers.a.type: a server with a url needs `type: http` (streamable HTTP) or "
         "`type: sse`",
+        f'{folder}/mcp.yml:2: servers.a.url: must be an http:// or https:// address, got "x"',
         f'{folder}/hooks.yml:1: deny[0]: "bash()" has empty parentheses: write a glob in them, or leave '
         "them out",
         "Fix the file (`miniroom config check` lists every problem).",
