@@ -99,3 +99,13 @@ def test_every_problem_of_config_yaml_counts(workspace: Workspace) -> None:
     result = workspace.run("config", "check")
     assert result.returncode == 1
     assert result.stdout.splitlines()[-1] == "2 error(s) found."
+
+
+@one_protocol
+def test_profile_show_names_the_model_and_the_line_of_a_bad_variable(workspace: Workspace) -> None:
+    write_project(workspace.project)
+    assert workspace.run("profile", "show", "--model", "fine").returncode == 0
+    result = workspace.run("profile", "show", "--model", "default")
+    assert result.returncode == 2
+    lines = result.stderr.replace(f"{workspace.project}/", "").splitlines()
+    assert lines == [f"miniroom: {EXPECTED[0]}", *EXPECTED[1:]]
