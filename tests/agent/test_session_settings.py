@@ -36,6 +36,17 @@ def test_changes_name_each_setting_as_people_write_it() -> None:
     assert settings_changes(was, was) == {}
 
 
+def test_a_whole_number_of_seconds_shows_alike_before_and_after() -> None:
+    was = (ProfileSettings(), RetryPolicy(interval_seconds=1.0))  # as a session's entry reads it back
+    now = (ProfileSettings(), RetryPolicy(interval_seconds=60))  # as retry.yml gives it
+    changes = settings_changes(was, now)
+    assert changes == {"retryIntervalSeconds": (1, 60)}
+    assert [type(value) for value in changes["retryIntervalSeconds"]] == [int, int]
+    assert settings_changes(was, (ProfileSettings(), RetryPolicy(interval_seconds=0.5))) == {
+        "retryIntervalSeconds": (1, 0.5)
+    }
+
+
 def test_a_session_at_a_fixed_path_is_recreated_in_place_and_the_old_file_kept(tmp_path: Path) -> None:
     path = tmp_path / "sessions" / "thread.jsonl"
     choice = SessionChoice(path=path)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from miniroom.agent.config_yaml_check import load_config
+from miniroom.rooms.runtime.agents import profile_problems
 from tests.conftest import Workspace
 
 one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)
@@ -99,3 +101,41 @@ def test_every_problem_of_config_yaml_counts(workspace: Workspace) -> None:
     result = workspace.run("config", "check")
     assert result.returncode == 1
     assert result.stdout.splitlines()[-1] == "2 error(s) found."
+
+
+@one_protocol
+def test_profile_show_names_the_model_and_the_line_of_a_bad_variable(workspace: Workspace) -> None:
+    write_project(workspace.project)
+    assert workspace.run("profile", "show", "--model", "fine").returncode == 0
+    result = workspace.run("profile", "show", "--model", "default")
+    assert result.returncode == 2
+    lines = result.stderr.replace(f"{workspace.project}/", "").splitlines()
+    assert lines == [f"miniroom: {EXPECTED[0]}", *EXPECTED[1:]]
+
+
+@one_protocol
+def test_serve_checks_the_profile_settings_of_the_process_environment_at_start(workspace: Workspace) -> None:
+    write_project(workspace.project, CONFIG.split("models:")[0] + "models:\n  default:\n    model: x/y\n")
+    workspace.env["MINI_PROFILE_TOOL_CALL_TIMEOUT"] = "abc"
+    refused = workspace.run("serve", "--config", "config.yaml", "--port", "0")
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        "miniroom: Agent helper: MINI_PROFILE_TOOL_CALL_TIMEOUT in the process environment: must be a whole "
+        'number above zero, got "abc"'
+    ]
+    assert not (workspace.project / "miniroom_data").exists()
+
+
+def test_a_process_profile_name_the_project_lacks_is_a_start_warning_naming_the_agents(
+    tmp_path: Path,
+) -> None:
+    two_agents = "agents:\n  a: {model: m, rooms: [r]}\n  b: {model: m, rooms: [r]}\nrooms:\n  r: {}\n"
+    write_project(tmp_path, two_agents + "models:\n  m: {model: x/y}\n")
+    config = load_config(tmp_path / "config.yaml")
+    errors, warnings = profile_problems(config, {"AGENT_BACKEND": "mini:nosuch"}, tmp_path)
+    assert errors == []
+    assert warnings == [
+        "Agents a, b: Profile 'nosuch' (AGENT_BACKEND=mini:nosuch) is not in .miniroom/miniagent.yml "
+        "(profiles there: readonly, safe); using the built-in defaults."
+    ]
+    assert profile_problems(config, {"AGENT_BACKEND": "mini:safe"}, tmp_path) == ([], [])

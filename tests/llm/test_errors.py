@@ -10,7 +10,7 @@ import pytest
 
 from miniroom.llm.errors import ErrorKind
 from miniroom.llm.events import StreamDone, TextDelta, ToolCallEnded, ToolCallStarted
-from miniroom.llm.http import retry_after_seconds
+from miniroom.llm.http import failure_from_status, retry_after_seconds
 from miniroom.llm.messages import TextContent, ToolCall
 from miniroom.llm.model import Model
 from miniroom.llm.stream import RequestOptions
@@ -355,3 +355,16 @@ async def test_an_auth_error_names_the_key_variable_of_the_provider(
     provider.script(Reply.error(401, "authentication_error", "bad key"))
     _, done = await collect(make_model(provider, provider=provider_id))
     assert_failed(done, ErrorKind.AUTH, f"Check the API key variable {variable} (or MINI_API_KEY")
+
+
+def test_an_html_error_page_reads_as_one_line_of_its_words() -> None:
+    page = (
+        b"<!DOCTYPE HTML>\n<html><head><title>Error response</title><style>p {x: 1}</style></head>\n"
+        b"<body>\n  <h1>Error response</h1>\n"
+        b"  <p>Message: Unsupported method (&#x27;POST&#x27;).</p>\n</body></html>\n"
+    )
+    failure = failure_from_status(anthropic_model("http://127.0.0.1:9"), "http://127.0.0.1:9", 501, page, {})
+    words = "server error: Error response Error response Message: Unsupported method ('POST')."
+    assert words in failure.message
+    assert "\n" not in failure.message
+    assert "<" not in failure.message

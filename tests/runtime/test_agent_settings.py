@@ -10,7 +10,7 @@ from tests.runtime.harness import scripted_model
 from tests.runtime.support import agent_entry, running_rooms
 
 HELPER = "@helper:miniroom.local"
-PROFILES = "profiles:\n  safe:\n    disabledTools: [bash, parallel_bash, load_skill]\n"
+PROFILES = "profiles:\n  safe:\n    disabledTools: [bash, load_skill]\n"  # parallel_bash goes with bash
 
 
 def tool_names(request: RecordedRequest) -> set[str]:

@@ -215,12 +215,20 @@ async def test_the_size_limit_holds_before_the_body_is_read(api: httpx.AsyncClie
     headers = {"Content-Type": "application/json"}
     streamed = await api.post(MESSAGES, content=gigabyte(), headers=headers)
     refused(
-        streamed, 413, "M_TOO_LARGE", "the request is over that; the limit is 524,288 bytes. Send less text"
+        streamed,
+        413,
+        "M_TOO_LARGE",
+        "the request is over the limit of 524,288 bytes (512 KiB). Send less text",
     )
     assert read <= MAX_REQUEST_BYTES + 65_536, f"{read:,} bytes were read before the refusal"
     read = 0
     declared = await api.post(MESSAGES, content=gigabyte(), headers={**headers, "Content-Length": str(2**30)})
-    refused(declared, 413, "M_TOO_LARGE", "the request is 1,073,741,824 bytes; the limit is 524,288 bytes")
+    refused(
+        declared,
+        413,
+        "M_TOO_LARGE",
+        "the request is 1,073,741,824 bytes; the limit is 524,288 bytes (512 KiB)",
+    )
     assert read == 0
     odd_length = {b"Content-Type": b"application/json", b"Content-Length": "²".encode("latin-1")}
     bad_length = await api.post(MESSAGES, content=b"{}", headers=odd_length)

@@ -77,6 +77,9 @@ def file_changes(was: Mapping[str, str], now: Mapping[str, str]) -> dict[str, tu
 
 
 def _plain(value: Any) -> Any:
+    """As JSON and people show it: a list, and a whole number of seconds as 60, never 60.0."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return list(value) if isinstance(value, tuple) else value
 
 

@@ -22,7 +22,7 @@ from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.paths import config_path, data_dir_for
 from miniroom.minimal.service import AgentCli
 from miniroom.rooms.runtime import RoomRuntime
-from miniroom.rooms.runtime.agents import model_problems
+from miniroom.rooms.runtime.agents import model_problems, profile_problems
 from miniroom.rooms.transport import RoomTransport
 from miniroom.web.project import ensure_fetch_file
 
@@ -193,6 +193,11 @@ def serve_command(args: argparse.Namespace) -> int:
     env = os.environ
     path = config_path(args.config, env)
     config = load_checked_config(path)
+    profile_errors, profile_warnings = profile_problems(config, env, path.resolve().parent)
+    if profile_errors:
+        return fail("\n".join(profile_errors))
+    for warning in profile_warnings:
+        log.warning(warning)
     web = WebOptions(args.host, args.port, args.insecure, api=not args.no_api)
     if config.matrix is None:  # embedded rooms: the web chat listens on --host
         from miniroom.server import TOKEN_VARIABLE

@@ -50,6 +50,11 @@ def model_variables(alias: str, folder: Path) -> dict[str, str]:
     if alias not in config.models:
         known = ", ".join(sorted(config.models)) or "none"
         raise CommandError(f"No model '{alias}' in {path} (models: {known}).")
+    # The same `config.yaml:14: models.<alias>.variables[2]: ...` lines as `config check` and `serve` print.
+    own = f"models.{alias}.variables"
+    problems = [problem for problem in check_config_file(path) if problem.key.startswith(own)]
+    if problems:
+        raise CommandError("\n".join(str(problem) for problem in problems))
     return parse_variables(config.models[alias].variables)
 
 

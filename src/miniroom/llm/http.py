@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import html
 import json
 import re
 import socket
@@ -242,9 +243,19 @@ def _read_error_body(body: bytes) -> tuple[str, str]:
     try:
         payload = json.loads(text)
     except ValueError:
-        return "", _shorten(text)
+        return "", _shorten(_plain_text(text))
     error_type, reason = _error_fields(payload)
-    return error_type, reason or _shorten(text)
+    return error_type, reason or _shorten(_plain_text(text))
+
+
+_TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.I | re.S)
+
+
+def _plain_text(text: str) -> str:
+    """A body that is not JSON on one line: an HTML error page (a proxy's, a web server's) as its words."""
+    if text.lstrip().startswith("<"):
+        text = html.unescape(_TAG.sub(" ", text))
+    return " ".join(text.split())
 
 
 def _error_fields(payload: Any) -> tuple[str, str]:

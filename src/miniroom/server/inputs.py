@@ -55,13 +55,13 @@ async def _body_within_limit(request: Request) -> bytes:
         if not declared.isascii() or not declared.isdigit():
             raise bad_request(f"the Content-Length header must be a whole number, not {shown(declared)}")
         if int(declared) > MAX_REQUEST_BYTES:
-            raise _too_large(f"{int(declared):,} bytes")
+            raise _too_large(int(declared))
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_REQUEST_BYTES:
-            raise _too_large("over that")
+            raise _too_large()
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -74,10 +74,11 @@ def _json_problem(exc: Exception) -> str:
     return "a number in it has more digits than Python reads"  # over the 4,300-digit cap
 
 
-def _too_large(size: str) -> ApiError:
-    return ApiError(
-        413, "M_TOO_LARGE", f"the request is {size}; the limit is {MAX_REQUEST_BYTES:,} bytes. Send less text"
-    )
+def _too_large(size: int | None = None) -> ApiError:
+    """`size`: what Content-Length declared; None when a body sent without it grew past the limit."""
+    limit = f"{MAX_REQUEST_BYTES:,} bytes (512 KiB)"
+    told = f"is {size:,} bytes; the limit is {limit}" if size is not None else f"is over the limit of {limit}"
+    return ApiError(413, "M_TOO_LARGE", f"the request {told}. Send less text")
 
 
 def _is_unicode(text: str) -> bool:

@@ -10,6 +10,7 @@ from pathlib import Path
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.minimal import CommandLine, shell_problems
 from miniroom.agent.profile import parse_variables, resolve_profile
+from miniroom.agent.variables import ProfileError
 from miniroom.config.config_yaml import AgentEntry, RoomsConfig
 from miniroom.engine import Agent, directory_for_cwd
 from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model
@@ -52,6 +53,34 @@ def model_problems(config: RoomsConfig, env: Mapping[str, str]) -> list[str]:
             named = f" (model alias {alias})" if alias else ""
             problems.append(f"{user}{named}: {error} Until then its model requests fail.")
     return problems
+
+
+def profile_problems(
+    config: RoomsConfig, env: Mapping[str, str], project_dir: Path
+) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of the agents' profiles as their turns will resolve them, each naming its agents.
+
+    config.yaml's own variables are checked with the file; this adds what the process environment sets
+    (`AGENT_BACKEND`, `MINI_PROFILE_*`), which would otherwise fail, or warn at, every turn."""
+    errors: dict[str, list[str]] = {}
+    warnings: dict[str, list[str]] = {}
+    for name, agent in config.agents.items():
+        choice = model_choice(config, agent.model or config.defaults.model, env)
+        try:
+            resolved = resolve_profile(project_dir, choice.env, choice.variables)
+        except ProfileError as error:
+            errors.setdefault(str(error), []).append(name)
+            continue
+        for warning in resolved.warnings:
+            warnings.setdefault(warning, []).append(name)
+    return _by_agents(errors), _by_agents(warnings)
+
+
+def _by_agents(messages: Mapping[str, list[str]]) -> list[str]:
+    return [
+        f"{'Agent' if len(names) == 1 else 'Agents'} {', '.join(names)}: {message}"
+        for message, names in messages.items()
+    ]
 
 
 def safe_name(name: str) -> str:
