@@ -3,12 +3,14 @@ first post; agents' and service accounts cannot be posed as; a person edits and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from playwright.async_api import Page, expect
 from starlette.applications import Starlette
 
 from miniroom.config.config_yaml import RoomsConfig
@@ -16,6 +18,7 @@ from miniroom.server import create_app
 from miniroom.server.project import Project
 from miniroom.server.settings_files import ProjectFiles
 from miniroom.transports.embedded import RoomStore
+from tests.web.conftest import LiveServer
 from tests.web.support import HELPER, YOU, client, lobby
 
 MESSAGES = "/api/rooms/lobby/messages"
@@ -141,3 +144,41 @@ async def test_a_person_edits_and_reacts_only_as_themselves(api: httpx.AsyncClie
     taken_back = await api.post(redact, json={"as": "bob"})
     assert taken_back.status_code == 201, taken_back.text
     assert taken_back.json()["event"]["sender"] == BOB
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_page_posts_as_the_person_chosen_in_posting_as(page: Page, live_server: LiveServer) -> None:
+    lobby(live_server.store)
+    await page.goto(live_server.url)
+    await expect(page.locator("#me-name")).to_have_text("You")
+    await expect(page.locator("#posting-as")).to_have_value("")
+
+    await page.locator("#posting-as").select_option(label="Someone else…")
+    await page.locator("#posting-as-name").fill("bob")
+    await page.locator("#posting-as-name").press("Enter")
+    await expect(page.locator("#me-name")).to_have_text("Bob")
+    await expect(page.locator("#me-id")).to_have_text(BOB)
+    await page.locator("#composer-input").fill("Hello from Bob")
+    await page.locator("#composer-input").press("Enter")
+    bobs = page.locator("#timeline .message", has_text="Hello from Bob")
+    await expect(bobs.locator(".sender")).to_have_text("Bob")
+    await expect(bobs).to_have_class(re.compile(r"\bmine\b"))
+    answer = await page.request.get(f"{live_server.url}/api/rooms/lobby/events")
+    [sent] = [event for event in (await answer.json())["events"] if event["type"] == "m.room.message"]
+    assert sent["sender"] == BOB
+
+    await page.reload()  # the choice is remembered
+    await expect(page.locator("#posting-as")).to_have_value("bob")
+    await expect(page.locator("#me-name")).to_have_text("Bob")
+    await page.locator("#posting-as").select_option(label="You")
+    await expect(page.locator("#me-id")).to_have_text(YOU)
+    await expect(bobs).not_to_have_class(re.compile(r"\bmine\b"))
+    await page.locator("#composer-input").fill("Back as myself")
+    await page.locator("#composer-input").press("Enter")
+    mine = page.locator("#timeline .message", has_text="Back as myself")
+    await expect(mine.locator(".sender")).to_have_text("You")
+    await expect(bobs.locator(".sender")).to_have_text("Bob")
+    senders = [
+        event["sender"] for event in live_server.store.events_after(0) if event["type"] == "m.room.message"
+    ]
+    assert senders == [BOB, YOU]
