@@ -43,7 +43,7 @@ def refused(response: httpx.Response, status: int, errcode: str, message: str) -
             {"body": "hi", "colour": "red"},
             400,
             "M_BAD_JSON",
-            "unknown field 'colour'; allowed: body, reply_to",
+            "unknown field 'colour'; allowed: as, body, display_name, reply_to",
         ),
         ({"body": "hi", "thread_root": "root"}, 400, "M_BAD_JSON", '"thread_root" must be an event id'),
         (
@@ -272,7 +272,10 @@ async def test_bad_redactions(api: httpx.AsyncClient, store: RoomStore) -> None:
         await api.post(redact, json={"reason": 5}), 400, "M_BAD_JSON", '"reason" must be a text of at most'
     )
     refused(
-        await api.post(redact, json={"why": "x"}), 400, "M_BAD_JSON", "unknown field 'why'; allowed: reason"
+        await api.post(redact, json={"why": "x"}),
+        400,
+        "M_BAD_JSON",
+        "unknown field 'why'; allowed: as, display_name, reason",
     )
     gone = "/api/rooms/lobby/events/$gone/redact"
     refused(await api.post(gone, json={}), 404, "M_NOT_FOUND", "$gone is not an event of room")

@@ -1,4 +1,5 @@
-"""The embedded rooms API: list rooms, read timeline pages, post, edit, react and redact as the local user."""
+"""The embedded rooms API: list rooms, read timeline pages, post, edit, react and redact as the local user,
+or as a person named by `"as"` (see `people`)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from miniroom.server.inputs import (
     query_flag,
     query_int,
 )
+from miniroom.server.people import PERSON_FIELDS, Sender, joined, sender_of
 from miniroom.transports.embedded import PageQuery, Room, RoomStore, UnknownEvent, UnknownRoom
 
 MAX_PAGE = 500
@@ -82,31 +84,35 @@ async def room_events(request: Request) -> JSONResponse:
 
 
 async def post_message(request: Request) -> JSONResponse:
-    """A message from the local user; `thread_root` and `reply_to` place it in a thread or reply chain.
+    """A message from the local user, or from the person `as` names (joining the room as `display_name`);
+    `thread_root` and `reply_to` place it in a thread or reply chain.
 
     A `txn_id` makes the post idempotent: a client retrying it (after a lost answer) gets the same event."""
     store = store_of(request)
     room = await room_of(store, request.path_params["room"])
-    data = await json_object(request, ("body", "thread_root", "reply_to", "txn_id"))
+    data = await json_object(request, ("body", "thread_root", "reply_to", "txn_id", *PERSON_FIELDS))
     body = message_body(data)
+    sender = sender_of(request, store, data)
     txn_id = optional_txn_id(data)
     relation = await _relation(
         store, room.room_id, optional_event_id(data, "thread_root"), optional_event_id(data, "reply_to")
     )
     index = compose.mention_index(await asyncio.to_thread(store.members, room.room_id))
     content = compose.typed_message(body, index, relation)
-    return await _send(store, room, "m.room.message", content, txn_id)
+    return await _send(store, room, sender, "m.room.message", content, txn_id)
 
 
 async def edit_message(request: Request) -> JSONResponse:
-    """Replace the text of one of the local user's own messages."""
+    """Replace the text of one of the sender's own messages (the local user's, or those of `as`)."""
     store = store_of(request)
     room = await room_of(store, request.path_params["room"])
     original = await existing_event(store, room.room_id, request.path_params["event_id"])
-    body = message_body(await json_object(request, ("body",)))
+    data = await json_object(request, ("body", *PERSON_FIELDS))
+    body = message_body(data)
+    sender = sender_of(request, store, data)
     if "redacted_because" in original["unsigned"]:
         raise bad_request("that message was deleted (redacted), so it cannot be edited; send a new one")
-    if original["sender"] != store.local_user_id:
+    if original["sender"] != sender.user_id:
         raise ApiError(
             403,
             "M_FORBIDDEN",
@@ -117,7 +123,7 @@ async def edit_message(request: Request) -> JSONResponse:
             f"{original['event_id']} is not a message (an edit or reaction); edit the message itself"
         )
     index = compose.mention_index(await asyncio.to_thread(store.members, room.room_id))
-    return await _send(store, room, "m.room.message", compose.typed_edit(original, body, index))
+    return await _send(store, room, sender, "m.room.message", compose.typed_edit(original, body, index))
 
 
 async def react(request: Request) -> JSONResponse:
@@ -125,27 +131,36 @@ async def react(request: Request) -> JSONResponse:
     store = store_of(request)
     room = await room_of(store, request.path_params["room"])
     target = await existing_event(store, room.room_id, request.path_params["event_id"])
-    key = (await json_object(request, ("key",))).get("key")
+    data = await json_object(request, ("key", *PERSON_FIELDS))
+    key = data.get("key")
     if not isinstance(key, str) or not key.strip() or len(key) > 64:
         raise bad_request('send {"key": "👍"}: "key" must be a short non-empty text such as an emoji')
-    return await _send(store, room, "m.reaction", reaction_content(target["event_id"], key))
+    sender = sender_of(request, store, data)
+    return await _send(store, room, sender, "m.reaction", reaction_content(target["event_id"], key))
 
 
 async def redact(request: Request) -> JSONResponse:
-    """Redact an event (remove a reaction, delete a message): `{"reason": "…"}` is optional."""
+    """Redact an event (remove a reaction, delete a message): `{"reason": "…"}` is optional. A person (`as`)
+    redacts only their own events; the local user, the rooms' admin, any."""
     store = store_of(request)
     room = await room_of(store, request.path_params["room"])
     target = await existing_event(store, room.room_id, request.path_params["event_id"])
-    reason = optional_text(await json_object(request, ("reason",)), "reason", limit=MAX_REASON_CHARS)
-    return await _send(store, room, REDACTION_TYPE, redaction_content(target["event_id"], reason))
+    data = await json_object(request, ("reason", *PERSON_FIELDS))
+    reason = optional_text(data, "reason", limit=MAX_REASON_CHARS)
+    sender = sender_of(request, store, data)
+    return await _send(store, room, sender, REDACTION_TYPE, redaction_content(target["event_id"], reason))
 
 
 async def _send(
-    store: RoomStore, room: Room, event_type: str, content: Content, txn_id: str | None = None
+    store: RoomStore,
+    room: Room,
+    sender: Sender,
+    event_type: str,
+    content: Content,
+    txn_id: str | None = None,
 ) -> JSONResponse:
-    event = await asyncio.to_thread(
-        store.append, room.room_id, store.local_user_id, event_type, content, txn_id
-    )
+    user_id = await joined(store, room, sender)
+    event = await asyncio.to_thread(store.append, room.room_id, user_id, event_type, content, txn_id)
     return JSONResponse({"event_id": event["event_id"], "event": event}, status_code=201)
 
 

@@ -43,7 +43,15 @@ _PAGE = """<!doctype html>
     </div>
     <ul id="room-list" class="room-list"></ul>
     <label class="compact-toggle"><input type="checkbox" id="compact-toggle"> Compact view</label>
-    <div class="me">{user_name} <span class="muted">{user_id}</span></div>
+    <div class="me">
+      <span id="me-name">{user_name}</span> <span class="muted" id="me-id">{user_id}</span>
+      <label class="posting-as">Posting as <select id="posting-as"></select></label>
+      <form id="posting-as-other" class="posting-as-other" hidden>
+        <input id="posting-as-name" type="text" maxlength="32" autocomplete="off" spellcheck="false"
+          placeholder="a name, e.g. bob" aria-label="Name to post as (Enter switches)">
+        <span id="posting-as-error" class="posting-as-error" role="alert" hidden></span>
+      </form>
+    </div>
   </nav>
   <main class="room" id="room">
     <header class="room-header">
@@ -90,7 +98,7 @@ _PAGE = """<!doctype html>
 
 
 # The modules app.js imports, fetched beside it rather than after it has been read.
-CHAT_MODULES = ("actions", "api", "cards", "dom", "forms", "hub", "model", "render")
+CHAT_MODULES = ("actions", "api", "cards", "dom", "forms", "hub", "model", "people", "render")
 _PRELOADS = "\n".join(f'<link rel="modulepreload" href="/static/{name}.js">' for name in CHAT_MODULES)
 
 

@@ -3,6 +3,7 @@
 import { api, friendly } from "./api.js";
 import { element, showStatus } from "./dom.js";
 import { myReaction, state } from "./model.js";
+import { postingAs } from "./people.js";
 
 let ui = { receive: () => {}, refresh: () => {} };
 
@@ -21,7 +22,8 @@ export function newTxnId() {
 }
 
 export async function send(body, threadRoot, txnId) {
-  const payload = threadRoot ? { body, thread_root: threadRoot, txn_id: txnId } : { body, txn_id: txnId };
+  const where = threadRoot ? { thread_root: threadRoot } : {};
+  const payload = { body, ...where, txn_id: txnId, ...postingAs() };
   const sent = await api(roomPath("/messages"), { method: "POST", body: JSON.stringify(payload) });
   ui.receive(sent.event, false);
 }
@@ -31,10 +33,13 @@ export async function toggleReaction(message, key) {
   const mine = myReaction(message, key);
   try {
     const sent = mine
-      ? await api(roomPath(`/events/${encodeURIComponent(mine)}/redact`), { method: "POST", body: "{}" })
+      ? await api(roomPath(`/events/${encodeURIComponent(mine)}/redact`), {
+          method: "POST",
+          body: JSON.stringify(postingAs()),
+        })
       : await api(roomPath(`/messages/${encodeURIComponent(message.event.event_id)}/reactions`), {
           method: "POST",
-          body: JSON.stringify({ key }),
+          body: JSON.stringify({ key, ...postingAs() }),
         });
     ui.receive(sent.event, false);
     showStatus("");
@@ -60,7 +65,8 @@ export function startEdit(message, view) {
     event.preventDefault();
     try {
       const path = roomPath(`/messages/${encodeURIComponent(message.event.event_id)}`);
-      const sent = await api(path, { method: "PUT", body: JSON.stringify({ body: editor.value }) });
+      const edit = { body: editor.value, ...postingAs() };
+      const sent = await api(path, { method: "PUT", body: JSON.stringify(edit) });
       finish();
       ui.receive(sent.event, false);
       showStatus("");

@@ -24,6 +24,7 @@ import {
   state,
   track,
 } from "./model.js";
+import { showPerson, wirePeople } from "./people.js";
 import { renderBody } from "./render.js";
 
 const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
@@ -56,7 +57,30 @@ function showErrorLabels() {
 
 function senderName(userId) {
   const member = state.room && state.room.members.find((m) => m.user_id === userId);
+  if (!member) reloadMembers(userId);
   return member ? member.display_name : userId;
+}
+
+// A sender the open room's members do not list yet (a person's first post): read the members again, once
+// per sender, and show the names they give.
+const askedFor = new Set();
+function reloadMembers(userId) {
+  const room = state.room;
+  if (!room || askedFor.has(userId)) return;
+  askedFor.add(userId);
+  loadRooms()
+    .then(() => {
+      const fresh = state.rooms.get(room.room_id);
+      if (state.room !== room || !fresh) return;
+      room.members = fresh.members;
+      state.rooms.set(room.room_id, room);
+      for (const view of document.querySelectorAll(".message[data-event-id]")) {
+        const message = state.messages.get(view.dataset.eventId);
+        if (message) view.querySelector(".sender").textContent = senderName(message.event.sender);
+      }
+      showPerson();
+    })
+    .catch(() => {});
 }
 
 function errorLabel() {
@@ -238,6 +262,7 @@ async function openRoom(room, firstPage = null) {
   history.replaceState(null, "", `?room=${encodeURIComponent(room.key)}`);
   $("room-name").textContent = room.name;
   $("room-topic").textContent = `${room.alias} · ${room.members.length} members`;
+  showPerson();
   $("timeline").replaceChildren();
   showErrorLabels();
   renderRooms();
@@ -329,6 +354,8 @@ async function loadRooms() {
 async function start() {
   document.addEventListener("click", openPermalink);
   bindActions({ receive, refresh });
+  // After a switch of who posts, the room is shown again: which messages are mine (to edit) has changed.
+  wirePeople(() => state.room && openRoom(state.room).catch((error) => showStatus(friendly(error, "show the room"))));
   wireHub();
   wireCompactToggle($("compact-toggle"));
   document.addEventListener("miniroom:rooms-changed", () => loadRooms().catch(() => {}));

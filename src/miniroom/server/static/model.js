@@ -9,7 +9,8 @@ const STREAM_QUIET_MS = 3000;
 export const ROOM_LEVEL = ""; // the conversation of a room's own timeline; a thread's is its root's event id
 
 export const state = {
-  userId: document.body.dataset.userId,
+  userId: document.body.dataset.userId, // who the page posts as (people.js switches it)
+  people: new Set([document.body.dataset.userId]), // user ids the page knows are people, not agents
   rooms: new Map(), // room_id -> room (with members)
   room: null, // the open room
   messages: new Map(), // event_id -> message model of the open room
@@ -78,7 +79,7 @@ export function applyEdit(message, edit) {
 }
 
 export function fromAgent(message) {
-  return message.event.sender !== state.userId;
+  return !state.people.has(message.event.sender);
 }
 
 // "writing…" follows the reply's turn state; a reply without one is "writing" while live edits keep coming,

@@ -47,6 +47,10 @@ CREATE TABLE IF NOT EXISTS transactions (
     event_id TEXT NOT NULL REFERENCES events(event_id),
     PRIMARY KEY (room_id, sender, txn_id)
 );
+-- The people the web chat posts as (besides the local user): accounts that are people, never agents.
+CREATE TABLE IF NOT EXISTS people (
+    user_id TEXT PRIMARY KEY
+);
 CREATE TABLE IF NOT EXISTS cursors (
     name TEXT PRIMARY KEY,
     position INTEGER NOT NULL

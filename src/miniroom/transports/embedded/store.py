@@ -105,6 +105,34 @@ class RoomStore:
             _require_room(connection, room_id)
             _add_member(connection, room_id, user_id, display_name, power_level)
 
+    def join_person(self, room_id: str, user_id: str, display_name: str, *, rename: bool) -> None:
+        """Make `user_id` a person (not an agent) and a member of the room (power level 0) named
+        `display_name`; a member already keeps the name it has unless `rename`."""
+        with self._write() as connection:
+            _require_room(connection, room_id)
+            connection.execute("INSERT OR IGNORE INTO people (user_id) VALUES (?)", (user_id,))
+            if rename:
+                _add_member(connection, room_id, user_id, display_name, 0)
+            else:
+                connection.execute(
+                    "INSERT OR IGNORE INTO members (room_id, user_id, display_name, power_level)"
+                    " VALUES (?, ?, ?, 0)",
+                    (room_id, user_id, display_name),
+                )
+
+    def is_other_account(self, user_id: str) -> bool:
+        """Whether `user_id` is a member of some room without being a person or the local user: an agent's
+        account, or one joined by other means."""
+        if user_id == self.local_user_id:
+            return False
+        with self._read() as connection:
+            row = connection.execute(
+                "SELECT 1 FROM members WHERE user_id = ?"
+                " AND NOT EXISTS (SELECT 1 FROM people WHERE people.user_id = members.user_id) LIMIT 1",
+                (user_id,),
+            ).fetchone()
+        return row is not None
+
     def leave(self, room_id: str, user_id: str) -> None:
         """`user_id` is no longer a member of the room (nothing happens when it was not one)."""
         with self._write() as connection:
