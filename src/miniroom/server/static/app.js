@@ -203,6 +203,8 @@ function receive(event, fromPage) {
     const root = state.messages.get(message.threadRoot);
     if (root && !fromPage) root.replies += 1;
     if (state.threadRoot === message.threadRoot) append($("thread-timeline"), renderMessage(message, true), fromPage);
+  } else if (state.unshown) {
+    state.unshown.push(message); // a page being opened: drawn together once all of it is read
   } else {
     append($("timeline"), renderMessage(message, false), fromPage);
   }
@@ -269,7 +271,14 @@ async function openRoom(room, firstPage = null) {
   state.pending = [];
   const page = await (firstPage || api(roomPath(`/events?bundled=true&limit=${PAGE_SIZE}`)));
   if (state.room !== room) return;
-  for (const event of page.events) receive(event, true);
+  // The page's messages are read first (edits, reactions and replies applied to them), then drawn once each.
+  state.unshown = [];
+  try {
+    for (const event of page.events) receive(event, true);
+  } finally {
+    showPage(room, state.unshown);
+    state.unshown = null;
+  }
   showErrorLabels();
   state.roomLatest = page.latest;
   const pending = state.pending;
@@ -279,6 +288,35 @@ async function openRoom(room, firstPage = null) {
   for (const control of $("composer").elements) control.disabled = false;
   $("composer-input").placeholder = `Message ${room.name} (Enter sends, Shift+Enter adds a line)`;
   $("composer-input").focus();
+}
+
+// How many of a page's newest messages are drawn before the room is shown: more than a screen holds.
+const FIRST_SHOWN = 24;
+const CHUNK = 25;
+
+// Draw a page's messages: the newest at once, in one insertion; the older ones after, a chunk at a time above
+// them while the browser is idle, the reader's place in the timeline kept.
+function showPage(room, messages) {
+  const list = $("timeline");
+  const newest = document.createDocumentFragment();
+  for (const message of messages.slice(-FIRST_SHOWN)) newest.append(renderMessage(message, false));
+  let anchor = newest.firstChild;
+  list.append(newest);
+  let older = messages.slice(0, -FIRST_SHOWN);
+  const later = window.requestIdleCallback || ((callback) => setTimeout(callback, 0));
+  const drawOlder = () => {
+    if (state.room !== room || !older.length || !anchor || !anchor.isConnected) return;
+    const chunk = document.createDocumentFragment();
+    for (const message of older.slice(-CHUNK)) chunk.append(renderMessage(message, false));
+    older = older.slice(0, -CHUNK);
+    const fromBottom = list.scrollHeight - list.scrollTop;
+    const first = chunk.firstChild;
+    list.insertBefore(chunk, anchor);
+    anchor = first;
+    list.scrollTop = list.scrollHeight - fromBottom;
+    if (older.length) later(drawOlder, { timeout: 50 });
+  };
+  if (older.length) later(drawOlder, { timeout: 50 });
 }
 
 async function openThread(rootId) {

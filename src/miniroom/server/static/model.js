@@ -19,6 +19,7 @@ export const state = {
   threadRoot: null, // event_id of the open thread
   roomLatest: 0, // stream position the open room's page was read at; older stream events are in it
   pending: null, // stream events that arrive while the open room's page loads
+  unshown: null, // the top-level messages of a page being opened, drawn once it is read
   latest: 0,
 };
 
