@@ -29,6 +29,7 @@ _PAGE = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>miniroom</title>
 <link rel="icon" href="data:,">
+<script src="/static/boot.js" async></script>
 <link rel="stylesheet" href="/static/app.css">
 <script src="/static/vendor/marked.umd.js" defer></script>
 <script src="/static/vendor/purify.min.js" defer></script>

@@ -25,11 +25,20 @@ export function token() {
   return sessionStorage.getItem("miniroomToken");
 }
 
+// The answer boot.js read at the page's start for `path`, taken once; null if it did not read it.
+function earlyAnswer(path, options) {
+  const early = window.miniroomEarly;
+  if (options.method || !early || !Object.hasOwn(early, path)) return null;
+  const answer = early[path];
+  delete early[path];
+  return answer;
+}
+
 export async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
   const secret = token();
   if (secret) headers.Authorization = `Bearer ${secret}`;
-  const response = await fetch(path, { ...options, headers });
+  const response = await (earlyAnswer(path, options) || fetch(path, { ...options, headers }));
   const data = await response.json().catch(() => ({}));
   if (!response.ok) throw new ApiError(response.status, data.errcode || "", data.error || "", data);
   return data;

@@ -31,7 +31,7 @@ const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
 // Made once: a formatter costs more to make than a hundred messages cost to format.
 const CLOCK = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
 const TOKENS = new Intl.NumberFormat("en-US");
-const PAGE_SIZE = 200;
+const PAGE_SIZE = 200; // boot.js reads the first page with the same size
 
 // --- Messages --------------------------------------------------------------------------------------
 
@@ -316,7 +316,8 @@ function showPage(room, messages) {
     list.scrollTop = list.scrollHeight - fromBottom;
     if (older.length) later(drawOlder, { timeout: 50 });
   };
-  if (older.length) later(drawOlder, { timeout: 50 });
+  // The older ones start after the first frame has shown the newest.
+  if (older.length) requestAnimationFrame(() => setTimeout(() => later(drawOlder, { timeout: 50 }), 0));
 }
 
 async function openThread(rootId) {
