@@ -290,29 +290,30 @@ async function openRoom(room, firstPage = null) {
   $("composer-input").focus();
 }
 
-// How many of a page's newest messages are drawn before the room is shown: more than a screen holds.
-const FIRST_SHOWN = 24;
-const CHUNK = 25;
+// A page's messages are drawn a chunk at a time, the newest first: before the room is shown, until they fill
+// its timeline's height and a quarter more; the older ones after, above them while the browser is idle, the
+// reader's place in the timeline kept.
+const CHUNK = 12;
 
-// Draw a page's messages: the newest at once, in one insertion; the older ones after, a chunk at a time above
-// them while the browser is idle, the reader's place in the timeline kept.
 function showPage(room, messages) {
   const list = $("timeline");
-  const newest = document.createDocumentFragment();
-  for (const message of messages.slice(-FIRST_SHOWN)) newest.append(renderMessage(message, false));
-  let anchor = newest.firstChild;
-  list.append(newest);
-  let older = messages.slice(0, -FIRST_SHOWN);
-  const later = window.requestIdleCallback || ((callback) => setTimeout(callback, 0));
-  const drawOlder = () => {
-    if (state.room !== room || !older.length || !anchor || !anchor.isConnected) return;
+  let older = messages;
+  let anchor = null; // the oldest message drawn so far
+  const drawChunk = () => {
     const chunk = document.createDocumentFragment();
     for (const message of older.slice(-CHUNK)) chunk.append(renderMessage(message, false));
     older = older.slice(0, -CHUNK);
-    const fromBottom = list.scrollHeight - list.scrollTop;
     const first = chunk.firstChild;
     list.insertBefore(chunk, anchor);
     anchor = first;
+  };
+  drawChunk();
+  while (older.length && list.scrollHeight < 1.25 * list.clientHeight) drawChunk();
+  const later = window.requestIdleCallback || ((callback) => setTimeout(callback, 0));
+  const drawOlder = () => {
+    if (state.room !== room || !older.length || !anchor || !anchor.isConnected) return;
+    const fromBottom = list.scrollHeight - list.scrollTop;
+    drawChunk();
     list.scrollTop = list.scrollHeight - fromBottom;
     if (older.length) later(drawOlder, { timeout: 50 });
   };
