@@ -29,7 +29,6 @@ import { renderBody } from "./render.js";
 
 const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
 // Made once: a formatter costs more to make than a hundred messages cost to format.
-const CLOCK = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
 const TOKENS = new Intl.NumberFormat("en-US");
 const PAGE_SIZE = 200; // boot.js reads the first page with the same size
 
@@ -83,6 +82,19 @@ function reloadMembers(userId) {
     .catch(() => {});
 }
 
+// The clock of the messages' times, made once the room is first shown: the first clock of a page costs more than
+// drawing a screen of messages (the browser loads its locale's data), and a time may follow its message by a frame.
+let clock = null;
+
+function showTime(label) {
+  label.textContent = clock.format(new Date(label.dateTime));
+}
+
+function startClock() {
+  clock = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+  for (const label of document.querySelectorAll(".message > .meta > time")) showTime(label);
+}
+
 function errorLabel() {
   const label = element("span", "label error", "error");
   label.hidden = true;
@@ -95,8 +107,10 @@ function renderMessage(message, inThread) {
   if (message.event.sender === state.userId) item.classList.add("mine");
   const meta = element("div", "meta");
   meta.append(element("span", "sender", senderName(message.event.sender)));
-  const time = new Date(message.event.origin_server_ts);
-  meta.append(element("time", "muted", CLOCK.format(time)));
+  const time = element("time", "muted");
+  time.dateTime = new Date(message.event.origin_server_ts).toISOString();
+  if (clock) showTime(time);
+  meta.append(time);
   meta.append(element("span", "spend muted"));
   item.append(meta, element("div", "body"), element("div", "reactions"), actions(message, inThread));
   if (!inThread) {
@@ -424,6 +438,7 @@ async function start() {
   } catch (error) {
     showStatus(friendly(error, "load the rooms"));
   }
+  requestAnimationFrame(() => setTimeout(startClock, 0));
 }
 
 start();
