@@ -34,6 +34,11 @@ function earlyAnswer(path, options) {
   return answer;
 }
 
+// The page has made its first reads: answers boot.js read and nobody took are stale from now on.
+export function endEarlyReads() {
+  window.miniroomEarly = null;
+}
+
 export async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
   const secret = token();

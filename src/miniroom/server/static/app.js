@@ -1,7 +1,7 @@
 // miniroom web chat: rooms, timeline, threads, streaming edits, reactions and redactions over the embedded
 // rooms API, shown from the model in model.js. Message text reaches the page only as sanitised Markdown
 // (render.js) or as textContent.
-import { api, friendly, token } from "./api.js";
+import { api, endEarlyReads, friendly, token } from "./api.js";
 import { bindActions, newTxnId, roomPath, send, startEdit, toggleReaction, wireComposer } from "./actions.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
 import { $, button, element, showStatus } from "./dom.js";
@@ -423,7 +423,9 @@ async function start() {
     const wanted = new URLSearchParams(location.search).get("room");
     // The room asked for in the address is read at once, beside the list of rooms.
     const path = `/api/rooms/${encodeURIComponent(wanted)}/events?bundled=true&limit=${PAGE_SIZE}`;
-    const [data, firstPage] = await Promise.all([loadRooms(), wanted ? api(path).catch(() => null) : null]);
+    const reads = Promise.all([loadRooms(), wanted ? api(path).catch(() => null) : null]);
+    endEarlyReads();
+    const [data, firstPage] = await reads;
     // The stream starts where the earlier of the two reads stood, so nothing between them is missed.
     state.latest = firstPage ? Math.min(data.latest, firstPage.latest) : data.latest;
     connectStream();
