@@ -32,7 +32,6 @@ from miniroom.config.settings_model import (
     keyed_section,
     validation_problems,
 )
-from miniroom.config.yaml_source import load_yaml
 from miniroom.engine import ToolSettings
 from miniroom.llm import ThinkingLevel
 from miniroom.mcp.names import PREFIX as MCP_PREFIX
@@ -198,6 +197,8 @@ def read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]
     """Each valid profile's set fields (camelCase), and every problem (errors and warnings) in the file."""
     if not path.exists():
         return {}, []
+    from miniroom.config.yaml_source import load_yaml  # the YAML reader only for a project with the file
+
     try:
         source = load_yaml(path)
     except SettingsFileError as error:
