@@ -5,9 +5,11 @@ from __future__ import annotations
 import functools
 import html
 import json
+import os
 import re
 import socket
 import ssl
+import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -15,6 +17,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
 
+import certifi
 import httpx
 
 from miniroom.llm.errors import ErrorKind, ProviderFailure
@@ -53,11 +56,43 @@ _CONTEXT_OVERFLOW = re.compile(
 UNBOUNDED_READS = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
 
 
+class _TrustLoadedOnUse(ssl.SSLContext):
+    """A verifying client context whose trusted certificates are loaded at its first TLS connection: loading
+    them takes tens of milliseconds, which a run against a plain-HTTP provider (a local model) never needs."""
+
+    _cafile: str | None = None
+    _capath: str | None = None
+    _loaded = False
+
+    def _load_trust(self) -> None:
+        if not self._loaded:
+            self.load_verify_locations(self._cafile, self._capath)
+            self._loaded = True
+
+    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
+        self._load_trust()
+        return super().wrap_socket(*args, **kwargs)
+
+    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
+        self._load_trust()
+        return super().wrap_bio(*args, **kwargs)
+
+
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
-    """The certificates to trust (SSL_CERT_FILE / SSL_CERT_DIR, else certifi's), loaded once a process:
-    loading them takes tens of milliseconds, which every new client (a room turn, a subagent) would pay."""
-    return httpx.create_ssl_context(trust_env=True)
+    """The certificates to trust (SSL_CERT_FILE / SSL_CERT_DIR, else certifi's), as httpx picks them; one
+    context a process, so every new client (a room turn, a subagent) shares the loaded certificates."""
+    context = _TrustLoadedOnUse(ssl.PROTOCOL_TLS_CLIENT)  # as ssl.create_default_context: verifies hosts
+    if os.environ.get("SSL_CERT_FILE"):
+        context._cafile = os.environ["SSL_CERT_FILE"]
+    elif os.environ.get("SSL_CERT_DIR"):
+        context._capath = os.environ["SSL_CERT_DIR"]
+    else:
+        context._cafile = certifi.where()
+    keylog = os.environ.get("SSLKEYLOGFILE")
+    if keylog and not sys.flags.ignore_environment:  # as ssl.create_default_context
+        context.keylog_filename = keylog
+    return context
 
 
 def make_client() -> httpx.AsyncClient:
