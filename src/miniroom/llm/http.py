@@ -44,11 +44,11 @@ _STATUS_OF_ERROR_TYPE = {
     "overloaded_error": 529,
     "timeout_error": 504,
 }
-_QUOTA = re.compile(r"insufficient_quota|credit|billing|quota exceeded|exceeded your current quota", re.I)
-_CONTEXT_OVERFLOW = re.compile(
+# Patterns of failures only, so as text: `re` compiles (and caches) them at a failure, not at every start.
+_QUOTA = r"insufficient_quota|credit|billing|quota exceeded|exceeded your current quota"
+_CONTEXT_OVERFLOW = (
     r"prompt is too long|input is too long|prompt too long|context length|context_length|maximum context"
-    r"|context window|too many tokens",
-    re.I,
+    r"|context window|too many tokens"
 )
 
 
@@ -125,7 +125,7 @@ def classify_failure(
     The spec retries 400, 408, 429 and 5xx; any other 4xx would be refused the same way again."""
     provider = model.provider
     reason = reason or error_type or "no reason given"
-    if code == 402 or _QUOTA.search(f"{error_type} {reason}"):
+    if code == 402 or re.search(_QUOTA, f"{error_type} {reason}", re.I):
         return ErrorKind.QUOTA, (
             f"{provider} says the account is out of quota or credit: {reason}. Check its plan and billing."
         )
@@ -137,7 +137,7 @@ def classify_failure(
         return ErrorKind.OVERLOADED, f"{provider} is overloaded: {reason}. Try again later."
     if code in (401, 403):
         return ErrorKind.AUTH, _auth_message(model, reason)
-    if code in (400, 413) and _CONTEXT_OVERFLOW.search(reason):
+    if code in (400, 413) and re.search(_CONTEXT_OVERFLOW, reason, re.I):
         return ErrorKind.CONTEXT_OVERFLOW, (
             f"the conversation is too long for {model.ref} (context window {model.context_window} tokens): "
             f"{reason}. Compact the session or start a new one."
@@ -283,13 +283,13 @@ def _read_error_body(body: bytes) -> tuple[str, str]:
     return error_type, reason or _shorten(_plain_text(text))
 
 
-_TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.I | re.S)
+_TAG = r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>"  # compiled at a failure, by `re`
 
 
 def _plain_text(text: str) -> str:
     """A body that is not JSON on one line: an HTML error page (a proxy's, a web server's) as its words."""
     if text.lstrip().startswith("<"):
-        text = html.unescape(_TAG.sub(" ", text))
+        text = html.unescape(re.sub(_TAG, " ", text, flags=re.I | re.S))
     return " ".join(text.split())
 
 

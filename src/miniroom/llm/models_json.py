@@ -50,8 +50,8 @@ def load_models_json(path: Path) -> ModelsFile | None:
 
 
 # A string (kept whole, escapes included), a // comment, or a /* */ comment (to the end if never closed).
-_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
-_NOT_NEWLINE = re.compile(r"[^\n]")
+# As text, compiled (and cached) by `re` when a models.json is read, not at every start.
+_STRING_OR_COMMENT = r'"(?:[^"\\]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)'
 
 
 def strip_json_comments(text: str) -> str:
@@ -59,9 +59,9 @@ def strip_json_comments(text: str) -> str:
 
     def blank(found: re.Match[str]) -> str:
         part = found[0]
-        return part if part.startswith('"') else _NOT_NEWLINE.sub(" ", part)
+        return part if part.startswith('"') else re.sub(r"[^\n]", " ", part)
 
-    return _STRING_OR_COMMENT.sub(blank, text)
+    return re.sub(_STRING_OR_COMMENT, blank, text, flags=re.S)
 
 
 def _unknown_key(key: str, allowed: Sequence[str]) -> str:
