@@ -8,7 +8,7 @@ import pytest
 
 from miniroom.web.catalogue import check_fetch_file, check_search_file, read_catalogue, validate_catalogue
 from miniroom.web.kinds import ServiceKind
-from miniroom.web.project import DEFAULT_FETCH_YML, ensure_fetch_file, load_catalogue
+from miniroom.web.project import DEFAULT_FETCH_YML, default_fetch_catalogue, ensure_fetch_file, load_catalogue
 from tests.webtools.conftest import write_catalogue
 
 FETCH, SEARCH = ServiceKind.FETCH, ServiceKind.SEARCH
@@ -224,6 +224,14 @@ def test_the_default_file_is_created_once_and_never_overwritten(tmp_path: Path) 
     ensure_fetch_file(tmp_path)
     assert path.read_text(encoding="utf-8") == "services: []\n"
     assert not (tmp_path / ".miniroom" / "search.yml").exists()
+
+
+def test_the_default_file_reads_as_the_built_in_default(tmp_path: Path) -> None:
+    """load_catalogue takes an unedited default file for `default_fetch_catalogue()` without parsing it."""
+    ensure_fetch_file(tmp_path)
+    reading = read_catalogue(tmp_path / ".miniroom" / "fetch.yml", ServiceKind.FETCH)
+    assert (reading.catalogue, reading.problems) == (default_fetch_catalogue(), [])
+    assert load_catalogue(tmp_path, ServiceKind.FETCH) == (default_fetch_catalogue(), [])
 
 
 def test_both_validators_read_their_own_types(tmp_path: Path) -> None:

@@ -17,8 +17,10 @@ from types import MappingProxyType
 from miniroom.agent.profile import check_profile_file
 from miniroom.config.problems import Problem, Validator
 from miniroom.engine import check_retry_file
-from miniroom.hooks.config import HOOKS_FILE, check_hooks_file
-from miniroom.mcp.config import MCP_FILE, check_mcp_file
+from miniroom.hooks.config import check_hooks_file
+from miniroom.hooks.files import HOOKS_FILE
+from miniroom.mcp.config import check_mcp_file
+from miniroom.mcp.files import MCP_FILE
 from miniroom.web.catalogue import check_fetch_file, check_search_file
 
 __all__ = ["VALIDATORS", "check_file", "check_project"]

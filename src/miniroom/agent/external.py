@@ -12,17 +12,19 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from miniroom.agent.variables import ProfileError
-from miniroom.config.problems import Problem
-from miniroom.config.settings_file import SettingsFileError
-from miniroom.config.yaml_source import load_yaml
 from miniroom.engine import NO_HOOKS, TurnHooks
-from miniroom.hooks.config import HOOKS_FILE, HookSettings, load_hooks
-from miniroom.hooks.payloads import SessionFacts
-from miniroom.hooks.project_hooks import ProjectHooks, SubagentHooks
-from miniroom.mcp.config import MCP_FILE, ServerEntry, expanded, load_servers
+from miniroom.hooks.files import HOOKS_FILE
+from miniroom.mcp.files import MCP_FILE
 from miniroom.mcp.manager import McpTools
+
+if TYPE_CHECKING:
+    from miniroom.config.problems import Problem
+    from miniroom.hooks.config import HookSettings
+    from miniroom.hooks.payloads import SessionFacts
+    from miniroom.mcp.config import ServerEntry
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +34,7 @@ class ExternalSettings:
     """The project's servers (as written), hook rules, and a fingerprint of each file, by name."""
 
     servers: tuple[ServerEntry, ...]
-    hooks: HookSettings
+    hooks: HookSettings | None  # None: the project has no hooks.yml
     fingerprints: Mapping[str, str]
 
 
@@ -40,6 +42,9 @@ def _fingerprint(path: Path) -> str | None:
     """What the file says, as a short digest (comments and layout aside); None without a readable file."""
     if not path.exists():
         return None
+    from miniroom.config.settings_file import SettingsFileError
+    from miniroom.config.yaml_source import load_yaml
+
     try:
         data = load_yaml(path).data
     except SettingsFileError:
@@ -60,9 +65,21 @@ def _refuse(problems: list[Problem]) -> None:
 
 def load_external(project_dir: Path) -> ExternalSettings:
     """The project's mcp.yml and hooks.yml; ProfileError naming every error in them."""
-    servers, server_problems = load_servers(project_dir)
-    hooks, hook_problems = load_hooks(project_dir)
-    _refuse(server_problems + hook_problems)
+    # Their readers (pydantic models, YAML) are imported only for a project that has the files.
+    servers: tuple[ServerEntry, ...] = ()
+    hooks: HookSettings | None = None
+    problems: list[Problem] = []
+    if (project_dir / MCP_FILE).exists():
+        from miniroom.mcp.config import load_servers
+
+        servers, server_problems = load_servers(project_dir)
+        problems += server_problems
+    if (project_dir / HOOKS_FILE).exists():
+        from miniroom.hooks.config import load_hooks
+
+        hooks, hook_problems = load_hooks(project_dir)
+        problems += hook_problems
+    _refuse(problems)
     fingerprints = {
         relative.name: digest
         for relative in (MCP_FILE, HOOKS_FILE)
@@ -83,6 +100,8 @@ def mcp_servers(
     """The servers, their entries expanded, for an agent working in `cwd`; nothing connects yet.
     `warn_failures`: log each server that fails to connect (for a caller that does not show it itself)."""
     entries = []
+    if external.servers:
+        from miniroom.mcp.config import expanded
     for entry in external.servers:
         filled, warnings = expanded(entry, variables, env) if entry.enabled else (entry, [])
         for warning in warnings:
@@ -96,6 +115,8 @@ def turn_hooks(
 ) -> TurnHooks:
     """The hooks of an agent; without `commands` (a subagent) only the deny rules and SubagentStop apply."""
     settings = external.hooks
-    if not settings.rules and not settings.deny:
+    if settings is None or (not settings.rules and not settings.deny):
         return NO_HOOKS
+    from miniroom.hooks.project_hooks import ProjectHooks, SubagentHooks
+
     return (ProjectHooks if commands else SubagentHooks)(settings, facts, project_dir)

@@ -7,32 +7,28 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, ValidationError, field_validator, model_validator
+from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 
 from miniroom.agent.tool_names import (
     allowed_with_requirements,
     mcp_tool_listed,
-    tool_name_problem,
     unmet_requirements,
 )
 from miniroom.agent.variables import ProfileError as ProfileError
 from miniroom.agent.variables import VariableProblem as VariableProblem
 from miniroom.agent.variables import parse_variables as parse_variables
 from miniroom.agent.variables import profile_name_from_backend as profile_name_from_backend
-from miniroom.config.problems import Problem, did_you_mean, invalid
+from miniroom.config.problems import Problem, did_you_mean
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.settings_model import (
-    OptionalPositiveWhole,
-    SettingsModel,
     describe_value,
     error_message,
     keyed_section,
     validation_problems,
 )
-from miniroom.config.yaml_source import load_yaml
 from miniroom.engine import ToolSettings
 from miniroom.llm import ThinkingLevel
 from miniroom.mcp.names import PREFIX as MCP_PREFIX
@@ -41,7 +37,6 @@ from miniroom.tools import BUILTIN_TOOL_NAMES
 PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 ENV_PREFIX = "MINI_PROFILE_"
-HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
 Source = Literal["default", "profile", "env", "model"]
 WHERE = {"env": "in the process environment", "model": "in the model's variables"}
 _NO_VARIABLES: Mapping[str, str] = MappingProxyType({})
@@ -119,68 +114,6 @@ class ResolvedProfile:
         }
 
 
-def _check_tool_name(name: str) -> str:
-    problem = tool_name_problem(name)
-    if problem:
-        raise invalid(problem)
-    return name
-
-
-def _check_header_name(name: str | None) -> str | None:
-    if name is not None and not HEADER_NAME.match(name):
-        raise invalid(
-            "must be an HTTP header name (letters, digits and '-', no spaces), got {got}",
-            got=describe_value(name),
-        )
-    return name
-
-
-def _yaml_off(value: object) -> object:
-    # YAML 1.1 reads a bare `off` as false, so `thinkingLevel: off` arrives as a boolean.
-    return "off" if value is False else value
-
-
-ToolName = Annotated[str, AfterValidator(_check_tool_name)]
-
-
-class ProfileFields(SettingsModel):
-    """One profile as written in miniagent.yml; None means "not set here"."""
-
-    load_claude_md: bool | None = None
-    load_agents_md: bool | None = None
-    enabled_tools: list[ToolName] | None = None
-    disabled_tools: list[ToolName] | None = None
-    tool_call_timeout: OptionalPositiveWhole = None
-    first_byte_timeout: OptionalPositiveWhole = None
-    idle_timeout: OptionalPositiveWhole = None
-    max_model_requests: OptionalPositiveWhole = None
-    max_output_tokens: OptionalPositiveWhole = None
-    thinking_budget: OptionalPositiveWhole = None
-    thinking_level: Annotated[ThinkingLevel | None, BeforeValidator(_yaml_off)] = None
-    parallel_bash_threads: OptionalPositiveWhole = None
-    read_max_lines: OptionalPositiveWhole = None
-    max_parallel_agents: OptionalPositiveWhole = None
-    system_prompt: str | None = None
-    session_header: Annotated[str | None, AfterValidator(_check_header_name)] = None
-    minimal_bash_timeout: OptionalPositiveWhole = None
-
-    @field_validator("enabled_tools")
-    @classmethod
-    def _some_tools(cls, names: list[str] | None) -> list[str] | None:
-        if names == []:
-            raise invalid("is empty, which would leave the agent no tools at all: name the tools to allow")
-        return names
-
-    @model_validator(mode="after")
-    def _one_list(self) -> ProfileFields:
-        if self.enabled_tools is not None and self.disabled_tools is not None:
-            raise invalid(
-                "sets both enabledTools and disabledTools: keep one, the allowlist (enabledTools) "
-                "or the denylist (disabledTools)"
-            )
-        return self
-
-
 def _profile_name_problem(name: object) -> str | None:
     if isinstance(name, str) and PROFILE_NAME.match(name):
         return None
@@ -198,6 +131,8 @@ def read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]
     """Each valid profile's set fields (camelCase), and every problem (errors and warnings) in the file."""
     if not path.exists():
         return {}, []
+    from miniroom.config.yaml_source import load_yaml  # the YAML reader only for a project with the file
+
     try:
         source = load_yaml(path)
     except SettingsFileError as error:
@@ -212,6 +147,8 @@ def read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]
         if name_problem:
             problems.append(source.problem(loc, name_problem))
             continue
+        from miniroom.agent.profile_fields import ProfileFields  # built only when a profile is written
+
         try:
             parsed = ProfileFields.model_validate({} if body is None else body)
         except ValidationError as error:
@@ -277,6 +214,10 @@ def _variable_settings(env: Mapping[str, str]) -> tuple[dict[str, Any], list[Var
         problems.append(
             VariableProblem(disabled, f"{enabled} is set too; set only one, the allowlist or the denylist")
         )
+    if not values:  # nothing set: no need to build the model to check nothing
+        return {}, []
+    from miniroom.agent.profile_fields import ProfileFields
+
     try:
         parsed = ProfileFields.model_validate(values)
     except ValidationError as error:

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from miniroom.agent.context_files import warn_once_about_link
 from miniroom.engine import ToolError
 from miniroom.tools.load_skill import SkillFormatError, split_front_matter
@@ -61,6 +59,8 @@ def render_skill_list(skills: Sequence[Skill], load_skill_enabled: bool) -> str:
 
 
 def _parse_front_matter(header: str) -> dict[str, Any]:
+    import yaml  # only a project with skills pays for the YAML library
+
     try:
         data = yaml.safe_load(header)
     except yaml.YAMLError as error:

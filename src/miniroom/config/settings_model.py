@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
 from miniroom.config.problems import Problem, Wording, did_you_mean, findings, invalid, phrase
-from miniroom.config.yaml_source import YamlSource
+
+if TYPE_CHECKING:
+    from miniroom.config.yaml_source import YamlSource
 
 
 def describe_value(value: object) -> str:

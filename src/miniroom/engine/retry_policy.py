@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
-from miniroom.config.problems import Problem
-from miniroom.config.settings_file import SettingsFileError
-from miniroom.config.settings_model import OptionalPositiveWhole, SettingsModel, validation_problems
-from miniroom.config.yaml_source import load_yaml
+if TYPE_CHECKING:
+    from miniroom.config.problems import Problem
 
 RETRY_FILE = Path(".miniroom") / "retry.yml"
 # A provider asking for a longer wait is out of service for now: the turn fails and says so instead.
@@ -30,13 +27,16 @@ class RetryPolicy:
         return max(self.interval_seconds, retry_after or 0.0)
 
 
-class RetryFile(SettingsModel):
-    retry_interval_seconds: OptionalPositiveWhole = None
-    max_attempts: OptionalPositiveWhole = None
-
-
 def _read_retry_file(path: Path) -> tuple[RetryPolicy, list[Problem]]:
     """The policy the file sets, or the defaults along with everything wrong in it."""
+    # The YAML reader and the pydantic model are imported only for a project that has a retry.yml.
+    from pydantic import ValidationError
+
+    from miniroom.config.settings_file import SettingsFileError
+    from miniroom.config.settings_model import validation_problems
+    from miniroom.config.yaml_source import load_yaml
+    from miniroom.engine.retry_file import RetryFile
+
     try:
         source = load_yaml(path)
     except SettingsFileError as error:

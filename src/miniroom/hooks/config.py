@@ -27,9 +27,9 @@ from miniroom.config.settings_model import (
 )
 from miniroom.config.yaml_source import YamlSource, load_yaml
 from miniroom.hooks.deny import DenyRule, parse_deny_rule
+from miniroom.hooks.files import HOOKS_FILE
 from miniroom.hooks.matcher import Matcher, compile_matcher
 
-HOOKS_FILE = Path(".miniroom") / "hooks.yml"
 HookEvent = Literal[
     "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop", "PreCompact"
 ]

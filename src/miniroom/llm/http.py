@@ -5,9 +5,11 @@ from __future__ import annotations
 import functools
 import html
 import json
+import os
 import re
 import socket
 import ssl
+import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -15,6 +17,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
 
+import certifi
 import httpx
 
 from miniroom.llm.errors import ErrorKind, ProviderFailure
@@ -41,11 +44,11 @@ _STATUS_OF_ERROR_TYPE = {
     "overloaded_error": 529,
     "timeout_error": 504,
 }
-_QUOTA = re.compile(r"insufficient_quota|credit|billing|quota exceeded|exceeded your current quota", re.I)
-_CONTEXT_OVERFLOW = re.compile(
+# Patterns of failures only, so as text: `re` compiles (and caches) them at a failure, not at every start.
+_QUOTA = r"insufficient_quota|credit|billing|quota exceeded|exceeded your current quota"
+_CONTEXT_OVERFLOW = (
     r"prompt is too long|input is too long|prompt too long|context length|context_length|maximum context"
-    r"|context window|too many tokens",
-    re.I,
+    r"|context window|too many tokens"
 )
 
 
@@ -53,11 +56,43 @@ _CONTEXT_OVERFLOW = re.compile(
 UNBOUNDED_READS = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
 
 
+class _TrustLoadedOnUse(ssl.SSLContext):
+    """A verifying client context whose trusted certificates are loaded at its first TLS connection: loading
+    them takes tens of milliseconds, which a run against a plain-HTTP provider (a local model) never needs."""
+
+    _cafile: str | None = None
+    _capath: str | None = None
+    _loaded = False
+
+    def _load_trust(self) -> None:
+        if not self._loaded:
+            self.load_verify_locations(self._cafile, self._capath)
+            self._loaded = True
+
+    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
+        self._load_trust()
+        return super().wrap_socket(*args, **kwargs)
+
+    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
+        self._load_trust()
+        return super().wrap_bio(*args, **kwargs)
+
+
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
-    """The certificates to trust (SSL_CERT_FILE / SSL_CERT_DIR, else certifi's), loaded once a process:
-    loading them takes tens of milliseconds, which every new client (a room turn, a subagent) would pay."""
-    return httpx.create_ssl_context(trust_env=True)
+    """The certificates to trust (SSL_CERT_FILE / SSL_CERT_DIR, else certifi's), as httpx picks them; one
+    context a process, so every new client (a room turn, a subagent) shares the loaded certificates."""
+    context = _TrustLoadedOnUse(ssl.PROTOCOL_TLS_CLIENT)  # as ssl.create_default_context: verifies hosts
+    if os.environ.get("SSL_CERT_FILE"):
+        context._cafile = os.environ["SSL_CERT_FILE"]
+    elif os.environ.get("SSL_CERT_DIR"):
+        context._capath = os.environ["SSL_CERT_DIR"]
+    else:
+        context._cafile = certifi.where()
+    keylog = os.environ.get("SSLKEYLOGFILE")
+    if keylog and not sys.flags.ignore_environment:  # as ssl.create_default_context
+        context.keylog_filename = keylog
+    return context
 
 
 def make_client() -> httpx.AsyncClient:
@@ -90,7 +125,7 @@ def classify_failure(
     The spec retries 400, 408, 429 and 5xx; any other 4xx would be refused the same way again."""
     provider = model.provider
     reason = reason or error_type or "no reason given"
-    if code == 402 or _QUOTA.search(f"{error_type} {reason}"):
+    if code == 402 or re.search(_QUOTA, f"{error_type} {reason}", re.I):
         return ErrorKind.QUOTA, (
             f"{provider} says the account is out of quota or credit: {reason}. Check its plan and billing."
         )
@@ -102,7 +137,7 @@ def classify_failure(
         return ErrorKind.OVERLOADED, f"{provider} is overloaded: {reason}. Try again later."
     if code in (401, 403):
         return ErrorKind.AUTH, _auth_message(model, reason)
-    if code in (400, 413) and _CONTEXT_OVERFLOW.search(reason):
+    if code in (400, 413) and re.search(_CONTEXT_OVERFLOW, reason, re.I):
         return ErrorKind.CONTEXT_OVERFLOW, (
             f"the conversation is too long for {model.ref} (context window {model.context_window} tokens): "
             f"{reason}. Compact the session or start a new one."
@@ -248,13 +283,13 @@ def _read_error_body(body: bytes) -> tuple[str, str]:
     return error_type, reason or _shorten(_plain_text(text))
 
 
-_TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.I | re.S)
+_TAG = r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>"  # compiled at a failure, by `re`
 
 
 def _plain_text(text: str) -> str:
     """A body that is not JSON on one line: an HTML error page (a proxy's, a web server's) as its words."""
     if text.lstrip().startswith("<"):
-        text = html.unescape(_TAG.sub(" ", text))
+        text = html.unescape(re.sub(_TAG, " ", text, flags=re.I | re.S))
     return " ".join(text.split())
 
 

@@ -6,84 +6,21 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
 
 from miniroom.config.problems import Wording, at_most, findings, key_path
 from miniroom.config.settings_file import SettingsFileError, read_settings_text
-from miniroom.llm.model import Api
 from miniroom.llm.model_name import ModelConfigError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from miniroom.llm.models_json_schema import ModelsFile
 
 MODELS_JSON = "models.json"
 _MAX_REPORTED_ERRORS = 5
-
-PositiveInt = Annotated[int, Field(gt=0)]
-Price = Annotated[float, Field(ge=0)]
-NonEmptyStr = Annotated[str, Field(min_length=1)]
-
-
-class _Entry(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, extra="forbid", strict=True, frozen=True)
-
-
-class CostEntry(_Entry):
-    """US dollars per million tokens."""
-
-    input: Price = 0.0
-    output: Price = 0.0
-    cache_read: Price = 0.0
-    cache_write: Price = 0.0
-
-
-class ModelOverrideEntry(_Entry):
-    """Changes to a template's model; every field is optional."""
-
-    name: NonEmptyStr | None = None
-    reasoning: bool | None = None
-    input: list[Literal["text", "image"]] | None = None
-    context_window: PositiveInt | None = None
-    max_tokens: PositiveInt | None = None
-    cost: CostEntry | None = None
-    headers: dict[str, str] | None = None
-    # Pi options miniroom accepts so a Pi file loads unchanged, but does not use.
-    compat: dict[str, Any] | None = None
-    thinking_level_map: dict[str, Any] | None = None
-    input_limits: dict[str, Any] | None = None
-    prompt_cache: dict[str, Any] | None = None
-    sampling_params: dict[str, Any] | None = None
-
-
-class ModelEntry(ModelOverrideEntry):
-    id: NonEmptyStr
-    api: Api | None = None
-    base_url: NonEmptyStr | None = None
-
-
-class ProviderEntry(_Entry):
-    name: str | None = None
-    base_url: NonEmptyStr | None = None
-    api: Api | None = None
-    api_key: NonEmptyStr | None = None
-    auth_header: bool | None = None
-    headers: dict[str, str] | None = None
-    compat: dict[str, Any] | None = None
-    models: list[ModelEntry] | None = None
-    model_overrides: dict[str, ModelOverrideEntry] | None = None
-
-    def find_model(self, model_id: str) -> ModelEntry | None:
-        """The last definition of `model_id` wins, as in Pi's upsert."""
-        matches = [model for model in self.models or () if model.id == model_id]
-        return matches[-1] if matches else None
-
-    def find_override(self, model_id: str) -> ModelOverrideEntry | None:
-        return (self.model_overrides or {}).get(model_id)
-
-
-class ModelsFile(_Entry):
-    providers: dict[str, ProviderEntry]
 
 
 def load_models_json(path: Path) -> ModelsFile | None:
@@ -101,6 +38,11 @@ def load_models_json(path: Path) -> ModelsFile | None:
         raise ModelConfigError(
             f"{path}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})."
         ) from None
+    # The schema's pydantic models take a while to build: only a run with a models.json file pays for them.
+    from pydantic import ValidationError
+
+    from miniroom.llm.models_json_schema import ModelsFile
+
     try:
         return ModelsFile.model_validate(data)
     except ValidationError as exc:
@@ -108,8 +50,8 @@ def load_models_json(path: Path) -> ModelsFile | None:
 
 
 # A string (kept whole, escapes included), a // comment, or a /* */ comment (to the end if never closed).
-_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
-_NOT_NEWLINE = re.compile(r"[^\n]")
+# As text, compiled (and cached) by `re` when a models.json is read, not at every start.
+_STRING_OR_COMMENT = r'"(?:[^"\\]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)'
 
 
 def strip_json_comments(text: str) -> str:
@@ -117,9 +59,9 @@ def strip_json_comments(text: str) -> str:
 
     def blank(found: re.Match[str]) -> str:
         part = found[0]
-        return part if part.startswith('"') else _NOT_NEWLINE.sub(" ", part)
+        return part if part.startswith('"') else re.sub(r"[^\n]", " ", part)
 
-    return _STRING_OR_COMMENT.sub(blank, text)
+    return re.sub(_STRING_OR_COMMENT, blank, text, flags=re.S)
 
 
 def _unknown_key(key: str, allowed: Sequence[str]) -> str:
@@ -133,6 +75,8 @@ _WORDING = Wording(
 
 
 def _describe_errors(path: Path, exc: ValidationError) -> str:
+    from miniroom.llm.models_json_schema import ModelsFile
+
     lines = [f"  - {key_path(found.loc)}: {found.message}" for found in findings(exc, ModelsFile, _WORDING)]
     shown = at_most(lines, _MAX_REPORTED_ERRORS, lambda count: f"  … and {count} more")
     return f"{path} is not a valid models.json (Pi's format):\n" + "\n".join(shown)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from miniroom.llm.model import API_NAMES, AUTH_TYPES, THINKING_LEVELS, Api, AuthType, Model, ThinkingLevel
 from miniroom.llm.model_name import (
@@ -17,15 +17,15 @@ from miniroom.llm.model_name import (
 )
 from miniroom.llm.models_json import (
     MODELS_JSON,
-    ModelEntry,
-    ModelOverrideEntry,
-    ProviderEntry,
     env_value,
     load_models_json,
     resolve_config_value,
     resolve_headers,
 )
 from miniroom.llm.providers import KnownModel, ProviderTemplate, default_auth, get_template, known_providers
+
+if TYPE_CHECKING:
+    from miniroom.llm.models_json_schema import ModelEntry, ModelOverrideEntry, ProviderEntry
 
 __all__ = [
     "MissingApiKeyError",

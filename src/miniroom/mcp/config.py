@@ -31,9 +31,9 @@ from miniroom.config.settings_model import (
     validation_problems,
 )
 from miniroom.config.yaml_source import YamlSource, load_yaml
+from miniroom.mcp.files import MCP_FILE
 from miniroom.mcp.names import server_name_problem
 
-MCP_FILE = Path(".miniroom") / "mcp.yml"
 ServerType = Literal["stdio", "http", "sse"]
 _TYPE_WORDS = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
 _EMPTY: Mapping[str, str] = MappingProxyType({})

@@ -24,7 +24,8 @@ from mcp.shared.exceptions import MCPError
 from miniroom import __version__
 from miniroom.engine import Tool, ToolError
 from miniroom.llm import ToolSpec
-from miniroom.mcp.config import MCP_FILE, ServerEntry
+from miniroom.mcp.config import ServerEntry
+from miniroom.mcp.files import MCP_FILE
 from miniroom.mcp.names import tool_name
 from miniroom.mcp.stdio import STDERR_TAIL_LINES, gated_stdio
 from miniroom.mcp.tool import McpTool

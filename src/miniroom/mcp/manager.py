@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miniroom.engine import Tool
-from miniroom.mcp.config import MCP_FILE, ServerEntry
+from miniroom.mcp.files import MCP_FILE
 
 if TYPE_CHECKING:
+    from miniroom.mcp.config import ServerEntry
     from miniroom.mcp.connection import ServerConnection
 
 log = logging.getLogger(__name__)

@@ -12,13 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from miniroom.config.problems import Loc, Problem, Severity, did_you_mean, key_path
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.settings_model import describe_value
-from miniroom.config.yaml_source import YamlSource, load_yaml
 from miniroom.web.kinds import ServiceKind, ServiceType, SettingSpec, has_reference, value_problem
 from miniroom.web.service_types import find_type, type_names
+
+if TYPE_CHECKING:
+    from miniroom.config.yaml_source import YamlSource
 
 ENTRY_KEYS = ("name", "type", "enabled", "priority", "settings")
 DEFAULT_PRIORITY = 100
@@ -249,6 +252,8 @@ def read_catalogue(path: Path, kind: ServiceKind) -> CatalogueReading:
     """Read and check one catalogue file; FileNotFoundError when it does not exist."""
     if not path.exists() and not path.is_symlink():
         raise FileNotFoundError(path)
+    from miniroom.config.yaml_source import load_yaml  # the YAML reader only for a project with the file
+
     try:
         source = load_yaml(path)
     except SettingsFileError as error:

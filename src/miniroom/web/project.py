@@ -7,6 +7,7 @@ import logging
 import os
 from pathlib import Path
 
+from miniroom.config.settings_file import SettingsFileError, read_settings_text
 from miniroom.web.catalogue import Catalogue, ServiceEntry, read_catalogue
 from miniroom.web.kinds import ServiceKind
 from miniroom.web.lists import WebCatalogues
@@ -70,6 +71,8 @@ def load_catalogue(project_dir: Path, kind: ServiceKind) -> tuple[Catalogue, lis
     """
     path = catalogue_path(project_dir, kind)
     fallback = missing_file_catalogue(kind)
+    if kind is ServiceKind.FETCH and _unedited_default(path):
+        return fallback, []  # what the default file says, known without importing the YAML reader
     try:
         reading = read_catalogue(path, kind)
     except FileNotFoundError:
@@ -80,6 +83,14 @@ def load_catalogue(project_dir: Path, kind: ServiceKind) -> tuple[Catalogue, lis
         instead = "the built-in Direct service is used" if kind is ServiceKind.FETCH else "search is off"
         return fallback, [f"{path} is not valid ({details}), so {instead}; run `miniroom config check`."]
     return reading.catalogue, [str(problem) for problem in reading.problems]
+
+
+def _unedited_default(path: Path) -> bool:
+    """Whether the fetch.yml is the one `ensure_fetch_file` wrote, untouched."""
+    try:
+        return read_settings_text(path) == DEFAULT_FETCH_YML
+    except (OSError, SettingsFileError):
+        return False
 
 
 def load_catalogues(project_dir: Path) -> WebCatalogues:
