@@ -50,13 +50,8 @@ async def cli_access(access: CliAccess | None, agent: Agent, scope: ResponseScop
     if access is None or access.problems():
         yield
         return
-    response = access.open_response(agent, scope)
-    agent.config.command_grants = response.grants
-    try:
+    async with _granted(agent, access.open_response(agent, scope)):
         yield
-    finally:
-        agent.config.command_grants = None
-        await response.close()
 
 
 @contextlib.asynccontextmanager
@@ -65,7 +60,13 @@ async def subagent_cli(grants: CommandGrants | None, agent: Agent) -> AsyncItera
     if not isinstance(grants, SubagentGrants):
         yield
         return
-    response = grants.open_subagent(agent)
+    async with _granted(agent, grants.open_subagent(agent)):
+        yield
+
+
+@contextlib.asynccontextmanager
+async def _granted(agent: Agent, response: OpenResponse) -> AsyncIterator[None]:
+    """`agent`'s shells carry `response`'s grants while it lasts; the response is closed after."""
     agent.config.command_grants = response.grants
     try:
         yield
