@@ -76,6 +76,14 @@ class Agent:
         return str(self.store.append(self.room_id, self.user_id, event_type, content)["event_id"])
 
 
+async def post(api: httpx.AsyncClient, body: str, room: str = "lobby", **fields: str) -> dict[str, Any]:
+    """Post a message through the API (201 expected); the event it made."""
+    response = await api.post(f"/api/rooms/{room}/messages", json={"body": body, **fields})
+    assert response.status_code == 201, response.text
+    event: dict[str, Any] = response.json()["event"]
+    return event
+
+
 def turn(state: str, *retry_lines: str, error: str | None = None) -> dict[str, Any]:
     """An `io.miniroom.turn` as the room runtime writes it: state, a record per retry line, the error."""
     retries = [

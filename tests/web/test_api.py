@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import httpx
 import pytest
@@ -11,7 +10,7 @@ from starlette.applications import Starlette
 
 from miniroom.rooms.content import message_content
 from miniroom.transports.embedded import RoomStore
-from tests.web.support import HELPER, YOU, client, lobby
+from tests.web.support import HELPER, YOU, client, lobby, post
 
 
 @pytest.fixture
@@ -19,13 +18,6 @@ async def api(app: Starlette, store: RoomStore) -> AsyncIterator[httpx.AsyncClie
     lobby(store)
     async with client(app) as http:
         yield http
-
-
-async def post(api: httpx.AsyncClient, body: str, **fields: str) -> dict[str, Any]:
-    response = await api.post("/api/rooms/lobby/messages", json={"body": body, **fields})
-    assert response.status_code == 201, response.text
-    event: dict[str, Any] = response.json()["event"]
-    return event
 
 
 async def test_rooms_list_members_and_power_levels(api: httpx.AsyncClient, store: RoomStore) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -19,7 +18,7 @@ from miniroom.server.project import Project
 from miniroom.server.settings_files import ProjectFiles
 from miniroom.transports.embedded import RoomStore
 from tests.web.conftest import LiveServer
-from tests.web.support import HELPER, YOU, client, lobby
+from tests.web.support import HELPER, YOU, client, lobby, post
 
 MESSAGES = "/api/rooms/lobby/messages"
 ALICE = "@alice:miniroom.local"
@@ -31,13 +30,6 @@ async def api(app: Starlette, store: RoomStore) -> AsyncIterator[httpx.AsyncClie
     lobby(store)
     async with client(app) as http:
         yield http
-
-
-async def post(api: httpx.AsyncClient, body: str, **fields: str) -> dict[str, Any]:
-    response = await api.post(MESSAGES, json={"body": body, **fields})
-    assert response.status_code == 201, response.text
-    event: dict[str, Any] = response.json()["event"]
-    return event
 
 
 def refused(response: httpx.Response, status: int, message: str) -> None:
