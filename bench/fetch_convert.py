@@ -20,7 +20,7 @@ import html_to_markdown
 
 from miniroom.engine.tool import ToolContext
 from miniroom.tools.output_folder import OutputFolder
-from miniroom.web.tools import web_tools
+from miniroom.web.offer import web_tools
 
 PAGE_BYTES = 200 * 1024
 ROUNDS = 40

@@ -9,7 +9,7 @@ from typing import Any
 
 from miniroom.engine.tool import Tool, ToolContext, ToolResult
 from miniroom.tools.output_folder import OutputFolder
-from miniroom.web.tools import web_tools
+from miniroom.web.offer import web_tools
 
 
 def build_tools(

@@ -28,8 +28,8 @@ print(json.dumps({"answer": "scripted " + str(request["language"]), "results": r
 """
 
 
-def script_service(kind: str, key: str, command: str, extra: str = "") -> str:
-    settings = f"    settings:\n      {key}: '{command}'\n      TimeoutSec: 20\n{extra}"
+def script_service(kind: str, key: str, command: str, extra: str = "", timeout: int = 20) -> str:
+    settings = f"    settings:\n      {key}: '{command}'\n      TimeoutSec: {timeout}\n{extra}"
     return f"services:\n  - name: Script\n    type: {kind}\n{settings}"
 
 
@@ -82,9 +82,7 @@ async def test_dollar_dollar_reaches_the_shell_and_filled_values_stay_out_of_the
 async def test_a_script_past_its_timeout_dies_with_its_background_jobs(tmp_path: Path) -> None:
     pid_file = tmp_path / "sleeper.pid"
     command = f"sleep 300 & echo $! > {pid_file}; wait"
-    write_catalogue(
-        tmp_path, "fetch.yml", script_service("ScriptFetch", "Command", command).replace("20", "5")
-    )
+    write_catalogue(tmp_path, "fetch.yml", script_service("ScriptFetch", "Command", command, timeout=5))
     result = await call(build_tools(tmp_path)["fetch"], tmp_path, url="https://example.org/")
     assert text(result).endswith("Script: bash ran longer than 5 s and was stopped")
     wait_until_gone(int(pid_file.read_text()), ["sleep", "300"])  # it ran: it wrote its pid first

@@ -30,7 +30,7 @@ from miniroom.llm import (
 from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.web.lists import WebCatalogues
-from miniroom.web.tools import web_tools
+from miniroom.web.offer import web_tools
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from miniroom.agent.subagents.manager import (
     close_interrupted_children,
     open_task_store,
 )
-from miniroom.agent.subagents.tools import subagent_tools
+from miniroom.agent.subagents.offer import subagent_tools
 from miniroom.engine import (
     Agent,
     RetryPolicy,
@@ -168,7 +168,7 @@ def build_agent(
     prompt, sent, offer = prompt_and_tools(facts, tools, command_line)
     minimal = command_line is not None and command_line.minimal
     # MCP tools reach the model directly only: minimal mode sends it no schema but the Bash tool's
-    use_servers = external_tools and not minimal
+    use_servers = external_tools and not minimal and bool(external.servers)
     servers = mcp_servers(external, cwd, model_variables or {}, env, enabled) if use_servers else None
     session_facts = SessionFacts(session.id, session.path, cwd, model.ref)
     config = dataclasses.replace(

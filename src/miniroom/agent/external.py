@@ -18,13 +18,13 @@ from miniroom.agent.variables import ProfileError
 from miniroom.engine import NO_HOOKS, TurnHooks
 from miniroom.hooks.files import HOOKS_FILE
 from miniroom.mcp.files import MCP_FILE
-from miniroom.mcp.manager import McpTools
 
 if TYPE_CHECKING:
     from miniroom.config.problems import Problem
     from miniroom.hooks.config import HookSettings
     from miniroom.hooks.payloads import SessionFacts
     from miniroom.mcp.config import ServerEntry
+    from miniroom.mcp.manager import McpTools
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,8 @@ def mcp_servers(
 ) -> McpTools:
     """The servers, their entries expanded, for an agent working in `cwd`; nothing connects yet.
     `warn_failures`: log each server that fails to connect (for a caller that does not show it itself)."""
+    from miniroom.mcp.manager import McpTools  # the MCP client only for a project that has servers
+
     entries = []
     if external.servers:
         from miniroom.mcp.config import expanded

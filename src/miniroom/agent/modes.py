@@ -26,7 +26,7 @@ from miniroom.agent.tool_names import AGENT_TOOL_NAMES
 from miniroom.agent.toolkits import offered_through_cli, toolkit_names
 from miniroom.engine import Agent, ClosableTool, CommandLineOffer, Tool
 from miniroom.llm import agent_dir_from_env
-from miniroom.tools.minimal_bash import MinimalBashTool
+from miniroom.tools.declared import DeclaredTool
 from miniroom.web.project import load_catalogues
 
 
@@ -66,7 +66,7 @@ def prompt_and_tools(
     prompt = minimal_prompt(
         command_line, cwd, names, toolkit_names(offer.tools), settings.minimal_bash_timeout
     )
-    return prompt, [MinimalBashTool()], offer
+    return prompt, [DeclaredTool("miniroom.tools.minimal_bash:MinimalBashTool")], offer
 
 
 def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine) -> None:

@@ -9,9 +9,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import ValidationError
-from pydantic.alias_generators import to_camel
-
 from miniroom.agent.tool_names import (
     allowed_with_requirements,
     mcp_tool_listed,
@@ -21,14 +18,8 @@ from miniroom.agent.variables import ProfileError as ProfileError
 from miniroom.agent.variables import VariableProblem as VariableProblem
 from miniroom.agent.variables import parse_variables as parse_variables
 from miniroom.agent.variables import profile_name_from_backend as profile_name_from_backend
-from miniroom.config.problems import Problem, did_you_mean
+from miniroom.config.problems import Problem, camel_key, describe_value, did_you_mean
 from miniroom.config.settings_file import SettingsFileError
-from miniroom.config.settings_model import (
-    describe_value,
-    error_message,
-    keyed_section,
-    validation_problems,
-)
 from miniroom.engine import ToolSettings
 from miniroom.llm import ThinkingLevel
 from miniroom.mcp.names import PREFIX as MCP_PREFIX
@@ -101,7 +92,7 @@ class ResolvedProfile:
         settings = {}
         for attr in SETTING_NAMES:
             value = getattr(self.settings, attr)
-            key = to_camel(attr)
+            key = camel_key(attr)
             settings[key] = {
                 "value": list(value) if isinstance(value, tuple) else value,
                 "source": self.sources[key],
@@ -131,7 +122,11 @@ def read_profiles(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]
     """Each valid profile's set fields (camelCase), and every problem (errors and warnings) in the file."""
     if not path.exists():
         return {}, []
-    from miniroom.config.yaml_source import load_yaml  # the YAML reader only for a project with the file
+    # The YAML reader and pydantic only for a project with the file
+    from pydantic import ValidationError
+
+    from miniroom.config.settings_model import keyed_section, validation_problems
+    from miniroom.config.yaml_source import load_yaml
 
     try:
         source = load_yaml(path)
@@ -203,7 +198,7 @@ _VARIABLES = tuple(_variable(attr) for attr in SETTING_NAMES)
 def _variable_settings(env: Mapping[str, str]) -> tuple[dict[str, Any], list[VariableProblem]]:
     """The settings one source of MINI_PROFILE_* variables sets (camelCase), and each bad variable."""
     values = {
-        to_camel(attr): _from_text(attr, env[_variable(attr)])
+        camel_key(attr): _from_text(attr, env[_variable(attr)])
         for attr in SETTING_NAMES
         if env.get(_variable(attr), "").strip()
     }
@@ -216,12 +211,15 @@ def _variable_settings(env: Mapping[str, str]) -> tuple[dict[str, Any], list[Var
         )
     if not values:  # nothing set: no need to build the model to check nothing
         return {}, []
+    from pydantic import ValidationError
+
     from miniroom.agent.profile_fields import ProfileFields
+    from miniroom.config.settings_model import error_message
 
     try:
         parsed = ProfileFields.model_validate(values)
     except ValidationError as error:
-        variable = {to_camel(attr): _variable(attr) for attr in SETTING_NAMES}
+        variable = {camel_key(attr): _variable(attr) for attr in SETTING_NAMES}
         problems += [
             VariableProblem(variable.get(str(item["loc"][0]), "") if item["loc"] else "", error_message(item))
             for item in error.errors()
@@ -273,7 +271,7 @@ def _raise_for(problems: Sequence[VariableProblem], where: str) -> None:
 
 def _merge(layers: Sequence[tuple[Source, Mapping[str, Any]]]) -> tuple[dict[str, Any], dict[str, str]]:
     """Lay each source over the ones below it; returns camelCase values and their sources."""
-    values = {to_camel(attr): getattr(_DEFAULTS, attr) for attr in SETTING_NAMES}
+    values = {camel_key(attr): getattr(_DEFAULTS, attr) for attr in SETTING_NAMES}
     sources = dict.fromkeys(values, "default")
     for source, layer in layers:
         if any(key in layer for key in _LIST_KEYS):
@@ -320,7 +318,7 @@ def resolve_profile(
         ("model", _variable_settings(model_variables)[0]),
     ]
     values, sources = _merge(layers)
-    settings = ProfileSettings(**{attr: _frozen(values[to_camel(attr)]) for attr in SETTING_NAMES})
+    settings = ProfileSettings(**{attr: _frozen(values[camel_key(attr)]) for attr in SETTING_NAMES})
     if settings.disabled_tools == ():
         warnings.append(
             f"disabledTools from {_list_source('disabled_tools', sources['disabledTools'], name)} is empty, "

@@ -9,8 +9,8 @@ from typing import Annotated
 from pydantic import AfterValidator, BeforeValidator, field_validator, model_validator
 
 from miniroom.agent.tool_names import tool_name_problem
-from miniroom.config.problems import invalid
-from miniroom.config.settings_model import OptionalPositiveWhole, SettingsModel, describe_value
+from miniroom.config.problems import describe_value, invalid
+from miniroom.config.settings_model import OptionalPositiveWhole, SettingsModel
 from miniroom.llm import ThinkingLevel
 
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)

@@ -11,9 +11,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic.alias_generators import to_camel
-
 from miniroom.agent.profile import ProfileSettings, ResolvedProfile
+from miniroom.config.problems import camel_key
 from miniroom.engine import RetryPolicy, Session
 from miniroom.web.lists import WebCatalogues, catalogues_from_record, record_of
 
@@ -63,7 +62,7 @@ def settings_changes(
 ) -> dict[str, tuple[Any, Any]]:
     """Each setting that differs, by the name people write it with, as (was, now)."""
     pairs = [
-        (to_camel(field.name), getattr(was[0], field.name), getattr(now[0], field.name))
+        (camel_key(field.name), getattr(was[0], field.name), getattr(now[0], field.name))
         for field in dataclasses.fields(ProfileSettings)
     ]
     pairs += [(key, getattr(was[1], attr), getattr(now[1], attr)) for key, attr in _RETRY_KEYS]

@@ -6,14 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from miniroom.agent.subagents.tools import SUBAGENT_TOOL_CLASSES
+from miniroom.agent.subagents.offer import AGENT_TOOL_NAMES as AGENT_TOOL_NAMES
 from miniroom.config.problems import did_you_mean
 from miniroom.mcp.names import PREFIX as MCP_PREFIX
 from miniroom.mcp.names import SEPARATOR, names_tool, server_name_problem
 from miniroom.tools import BUILTIN_TOOL_NAMES, TOOL_REQUIRES
 
 _TOOL_LIST = ", ".join(BUILTIN_TOOL_NAMES)
-AGENT_TOOL_NAMES = tuple(tool.name for tool in SUBAGENT_TOOL_CLASSES)
 CATALOGUE_TOOLS = {"fetch": "fetch.yml", "search": "search.yml"}
 
 

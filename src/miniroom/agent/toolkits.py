@@ -9,13 +9,13 @@ from types import MappingProxyType
 
 from miniroom.agent.tool_names import AGENT_TOOL_NAMES, CATALOGUE_TOOLS
 from miniroom.engine import Tool
-from miniroom.tools import BUILTIN_TOOL_CLASSES
+from miniroom.tools import BUILTIN_TOOLS
 
 MCP_PREFIX = "mcp__"  # MCP tools reach the model as mcp__<server>__<tool>
 OTHER_TOOLKIT = "other"  # a tool this table does not know yet; a test keeps the built-in ones listed
 TOOLKITS: Mapping[str, str] = MappingProxyType(
     {
-        **{tool.name: tool.toolkit for tool in BUILTIN_TOOL_CLASSES},
+        **{tool.name: tool.toolkit for tool in BUILTIN_TOOLS},
         **dict.fromkeys(CATALOGUE_TOOLS, "web"),
         **dict.fromkeys(AGENT_TOOL_NAMES, "agents"),
     }

@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails, PydanticCustomError
+if TYPE_CHECKING:  # pydantic loads with the first model that validates a file, not with this module
+    from pydantic import BaseModel, ValidationError
+    from pydantic_core import ErrorDetails, PydanticCustomError
 
 Severity = Literal["error", "warning"]
 Loc = tuple[str | int, ...]
@@ -103,8 +104,34 @@ def printable(text: str) -> str:
     return "".join(char if char.isprintable() else char.encode("unicode_escape").decode() for char in text)
 
 
+def describe_value(value: object) -> str:
+    """A value as the user wrote it in YAML, for `got ...` in messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "nothing"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        return json.dumps(shown, ensure_ascii=False)
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def camel_key(name: str) -> str:
+    """The settings files' camelCase key of a snake_case setting name (`read_max_lines`: `readMaxLines`)."""
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
 def invalid(message: str, **context: object) -> PydanticCustomError:
     """An error for our own rules; `message` may use `{name}` placeholders filled from `context`."""
+    from pydantic_core import PydanticCustomError
+
     return PydanticCustomError(CUSTOM_ERROR, message, dict(context))
 
 
@@ -246,6 +273,8 @@ def _tagged_members(node: Any) -> dict[object, Any] | None:
 
 
 def _is_model(node: Any) -> bool:
+    from pydantic import BaseModel
+
     return isinstance(node, type) and issubclass(node, BaseModel)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -10,28 +9,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, mo
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
-from miniroom.config.problems import Problem, Wording, did_you_mean, findings, invalid, phrase
+from miniroom.config.problems import Problem, Wording, describe_value, did_you_mean, findings, invalid, phrase
 
 if TYPE_CHECKING:
     from miniroom.config.yaml_source import YamlSource
-
-
-def describe_value(value: object) -> str:
-    """A value as the user wrote it in YAML, for `got ...` in messages."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "nothing"
-    if isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, str):
-        shown = value if len(value) <= 60 else value[:57] + "..."
-        return json.dumps(shown, ensure_ascii=False)
-    if isinstance(value, list | tuple):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
 
 
 MAX_WHOLE = 2**31 - 1  # beyond it a count or a timeout is a typo, and some provider APIs overflow

@@ -17,12 +17,11 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, ValidationError
 
-from miniroom.config.problems import Problem
+from miniroom.config.problems import Problem, describe_value
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.settings_model import (
     OptionalPositiveWhole,
     SettingsModel,
-    describe_value,
     validation_problems,
 )
 from miniroom.config.yaml_source import YamlSource, load_yaml

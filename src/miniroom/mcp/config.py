@@ -21,12 +21,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, ValidationError
 
 from miniroom.config.expand import expand_all
-from miniroom.config.problems import Problem, invalid
+from miniroom.config.problems import Problem, describe_value, invalid
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.settings_model import (
     OptionalPositiveWhole,
     SettingsModel,
-    describe_value,
     keyed_section,
     validation_problems,
 )

@@ -1,46 +1,68 @@
-"""tools layer: the built-in tools, one file each, with their output caps and path checks."""
+"""tools layer: the built-in tools, one file each, with their output caps and path checks.
+
+The tools an agent gets are `DeclaredTool`s: each file's code loads at its tool's first call.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from miniroom.engine import Tool
-from miniroom.tools.base import BuiltinTool
-from miniroom.tools.bash import BashTool
-from miniroom.tools.edit import EditTool
-from miniroom.tools.find import FindTool
-from miniroom.tools.glob import GlobTool
-from miniroom.tools.grep import GrepTool
-from miniroom.tools.load_skill import LoadSkillTool, SkillRef
-from miniroom.tools.ls import LsTool
+from miniroom.tools.declared import DeclaredTool, declared_spec, load_class
 from miniroom.tools.output_folder import OutputFolder
-from miniroom.tools.parallel_bash import ParallelBashTool
-from miniroom.tools.read import ReadTool
-from miniroom.tools.todo_write import TodoWriteTool
-from miniroom.tools.write import WriteTool
+
+if TYPE_CHECKING:
+    from miniroom.tools.base import BuiltinTool
+    from miniroom.tools.skill_file import SkillRef
+
+
+class BuiltinDeclaration(NamedTuple):
+    """A built-in tool: its toolkit (`files` in `files.read`), its class, and the tool it is in other clothes
+    (parallel_bash runs bash commands): it goes wherever that tool goes, and is off wherever that tool is."""
+
+    toolkit: str
+    target: str  # module:Class
+    requires: str | None = None
+
+    @property
+    def name(self) -> str:
+        return declared_spec(self.target).name
+
 
 # The 11 built-in tools, in the order the model sees them: their names, everywhere, come from here.
-BUILTIN_TOOL_CLASSES: tuple[type[BuiltinTool[Any]], ...] = (
-    ReadTool, BashTool, ParallelBashTool, EditTool, WriteTool, GrepTool, FindTool, GlobTool, LsTool,
-    LoadSkillTool, TodoWriteTool,
-)  # fmt: skip
-BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in BUILTIN_TOOL_CLASSES)
-# A tool that is another tool in other clothes goes wherever that tool goes: parallel_bash runs bash commands.
-TOOL_REQUIRES: Mapping[str, str] = MappingProxyType(
-    {tool.name: tool.requires for tool in BUILTIN_TOOL_CLASSES if tool.requires is not None}
+BUILTIN_TOOLS: tuple[BuiltinDeclaration, ...] = (
+    BuiltinDeclaration("files", "miniroom.tools.read:ReadTool"),
+    BuiltinDeclaration("shell", "miniroom.tools.bash:BashTool"),
+    BuiltinDeclaration("shell", "miniroom.tools.parallel_bash:ParallelBashTool", "bash"),
+    BuiltinDeclaration("files", "miniroom.tools.edit:EditTool"),
+    BuiltinDeclaration("files", "miniroom.tools.write:WriteTool"),
+    BuiltinDeclaration("files", "miniroom.tools.grep:GrepTool"),
+    BuiltinDeclaration("files", "miniroom.tools.find:FindTool"),
+    BuiltinDeclaration("files", "miniroom.tools.glob:GlobTool"),
+    BuiltinDeclaration("files", "miniroom.tools.ls:LsTool"),
+    BuiltinDeclaration("skills", "miniroom.tools.load_skill:LoadSkillTool"),
+    BuiltinDeclaration("todo", "miniroom.tools.todo_write:TodoWriteTool"),
 )
+BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in BUILTIN_TOOLS)
+TOOL_REQUIRES: Mapping[str, str] = MappingProxyType(
+    {tool.name: tool.requires for tool in BUILTIN_TOOLS if tool.requires is not None}
+)
+TAKES_OUTPUT_FOLDER = frozenset(
+    {"read", "bash", "parallel_bash"}
+)  # the shells keep long output; read reads it
+
+
+def builtin_tool_classes() -> tuple[type[BuiltinTool[Any]], ...]:
+    """The built-in tool classes, in order (importing every tool's code)."""
+    return tuple(load_class(tool.target) for tool in BUILTIN_TOOLS)
 
 
 def builtin_tools(skills: Sequence[SkillRef] = (), output: OutputFolder | None = None) -> list[Tool]:
-    """One of each built-in tool, in the order of BUILTIN_TOOL_CLASSES; the shells share one output folder,
-    which read may read from."""
+    """One of each built-in tool, in the order of BUILTIN_TOOLS; the shells share one output folder, which
+    read may read from."""
     shared = output or OutputFolder()
-    made_with: dict[type[BuiltinTool[Any]], Callable[[], BuiltinTool[Any]]] = {
-        ReadTool: lambda: ReadTool(shared),
-        BashTool: lambda: BashTool(shared),
-        ParallelBashTool: lambda: ParallelBashTool(shared),
-        LoadSkillTool: lambda: LoadSkillTool(skills),
-    }
-    return [made_with.get(tool, tool)() for tool in BUILTIN_TOOL_CLASSES]
+    made_with: dict[str, tuple[Any, ...]] = dict.fromkeys(TAKES_OUTPUT_FOLDER, (shared,))
+    made_with["load_skill"] = (skills,)
+    return [DeclaredTool(tool.target, *made_with.get(tool.name, ())) for tool in BUILTIN_TOOLS]

@@ -48,22 +48,20 @@ def format_validation_error(tool: str, error: ValidationError) -> str:
 
 
 class BuiltinTool(Generic[P]):
-    """Subclasses set `name`, `toolkit`, `description`, `params_model` and implement `run` and `summary`.
-
-    `requires` names a tool this one is in other clothes (parallel_bash runs bash commands): it goes wherever
-    that tool goes, and is off wherever that tool is.
-    """
+    """Subclasses set `name`, `description`, `params_model` and implement `run` and `summary`."""
 
     name: ClassVar[str]
-    toolkit: ClassVar[str]  # the group `miniroom-agent` and logs name it by: `files` in `files.read`
     description: ClassVar[str]
-    requires: ClassVar[str | None] = None
     params_model: type[P]
+
+    @classmethod
+    def class_spec(cls) -> ToolSpec:
+        schema: dict[str, Any] = _clean_schema(cls.params_model.model_json_schema())
+        return ToolSpec(cls.name, cls.description, schema)
 
     @cached_property
     def spec(self) -> ToolSpec:
-        schema: dict[str, Any] = _clean_schema(self.params_model.model_json_schema())
-        return ToolSpec(self.name, self.description, schema)
+        return self.class_spec()
 
     def validate(self, arguments: dict[str, Any]) -> P:
         try:

@@ -28,7 +28,6 @@ class BashParams(Params):
 
 class BashTool(KeepsOutput, BuiltinTool[BashParams]):
     name: ClassVar[str] = "bash"
-    toolkit: ClassVar[str] = "shell"
     description: ClassVar[str] = (
         "Run a shell command (bash -c) in the working folder; stdout and stderr come back merged, cut to "
         "the last 2000 lines or 50 KB, with the full output saved to a file named in the result. "

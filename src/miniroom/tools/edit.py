@@ -57,7 +57,6 @@ class Match:
 
 class EditTool(BuiltinTool[EditParams]):
     name = "edit"
-    toolkit = "files"
     description = (
         "Replace old_text with new_text in a file. old_text must match exactly one place: "
         "include enough surrounding lines to make it unique."

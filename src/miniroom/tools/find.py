@@ -25,7 +25,6 @@ class FindParams(Params):
 
 class FindTool(BuiltinTool[FindParams]):
     name = "find"
-    toolkit = "files"
     description = "Find files by name glob, skipping files ignored by .gitignore. Paths come sorted by name."
     params_model = FindParams
 

@@ -29,7 +29,6 @@ class GlobParams(Params):
 
 class GlobTool(BuiltinTool[GlobParams]):
     name = "glob"
-    toolkit = "files"
     description = (
         "List files whose path relative to path matches a glob (** crosses folders), skipping files "
         "ignored by .gitignore. Newest first."

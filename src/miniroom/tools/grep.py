@@ -54,7 +54,6 @@ class GrepLine:
 
 class GrepTool(BuiltinTool[GrepParams]):
     name = "grep"
-    toolkit = "files"
     description = (
         "Search file contents for a regex (ripgrep syntax), skipping files ignored by .gitignore. "
         "Prints file:line: text."

@@ -1,4 +1,4 @@
-"""The `load_skill` tool (a skill's SKILL.md, whole) and how a SKILL.md splits into header and body.
+"""The `load_skill` tool: a skill's SKILL.md, whole.
 
 No output cap applies here: capping the very call that pulls a skill into the context would defeat it.
 Discovery lives in `agent.skills` (a lower layer); this tool takes any object with a `name` and a `path`.
@@ -8,44 +8,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.paths import OutsideError, read_file_inside
-
-FENCE = "---"
-
-
-class SkillFormatError(ValueError):
-    """A SKILL.md whose front matter cannot be read; the message says what to fix."""
-
-
-class SkillRef(Protocol):
-    """What the tool needs of a discovered skill (`agent.skills.Skill` is one)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def path(self) -> Path: ...  # the SKILL.md file
-
-    @property
-    def root(self) -> Path: ...  # the folder the file must resolve inside
-
-
-def split_front_matter(text: str) -> tuple[str, str]:
-    """The front matter between the leading `---` lines ("" when there is none) and the body after it."""
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != FENCE:
-        return "", text
-    for index, line in enumerate(lines[1:], start=1):
-        if line.strip() == FENCE:
-            return "".join(lines[1:index]), "".join(lines[index + 1 :])
-    raise SkillFormatError("its front matter has no closing '---' line; end the header with one")
+from miniroom.tools.skill_file import SkillFormatError, SkillRef, split_front_matter
 
 
 class LoadSkillParams(Params):
@@ -54,7 +24,6 @@ class LoadSkillParams(Params):
 
 class LoadSkillTool(BuiltinTool[LoadSkillParams]):
     name = "load_skill"
-    toolkit = "skills"
     description = "Load a skill's full instructions by name."
     params_model = LoadSkillParams
 

@@ -21,7 +21,6 @@ class LsParams(Params):
 
 class LsTool(BuiltinTool[LsParams]):
     name = "ls"
-    toolkit = "files"
     description = "List a folder's entries (dotfiles included), sorted by name; folders end with /."
     params_model = LsParams
 

@@ -10,7 +10,6 @@ from pydantic import Field
 from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.llm import UserContent
 from miniroom.tools.base import BuiltinTool, Params
-from miniroom.tools.bash import BashTool
 from miniroom.tools.capture import OutputCapture
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
 from miniroom.tools.output_folder import KeepsOutput, OutputFolder
@@ -68,8 +67,6 @@ def combined_report(outcomes: list[CommandOutcome], output: OutputFolder) -> tup
 
 class ParallelBashTool(KeepsOutput, BuiltinTool[ParallelBashParams]):
     name: ClassVar[str] = "parallel_bash"
-    toolkit: ClassVar[str] = "shell"
-    requires: ClassVar[str | None] = BashTool.name
     description: ClassVar[str] = (
         "Run several shell commands concurrently and get each one's output in an `[i] command` section, "
         "in input order. Only for commands that do not depend on each other: none may need another's "

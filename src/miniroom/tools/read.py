@@ -42,7 +42,6 @@ def read_line_cap(ctx: ToolContext) -> int:
 
 class ReadTool(BuiltinTool[ReadParams]):
     name = "read"
-    toolkit = "files"
     description = (
         "Read a text file, or an image (png, jpg, gif, webp, bmp). Long files are cut; "
         "the result says which offset continues."

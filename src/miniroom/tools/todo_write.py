@@ -33,7 +33,6 @@ _STORED_TODOS = TypeAdapter(list[TodoItem])
 
 class TodoWriteTool(BuiltinTool[TodoWriteParams]):
     name = TODO_TOOL_NAME
-    toolkit = "todo"
     description = "Plan and track multi-step work: send the whole updated task list. At most one in_progress."
     params_model = TodoWriteParams
 

@@ -20,7 +20,6 @@ class WriteParams(Params):
 
 class WriteTool(BuiltinTool[WriteParams]):
     name = "write"
-    toolkit = "files"
     description = "Create or overwrite a file with content, creating parent folders. Prefer edit for changes."
     params_model = WriteParams
 

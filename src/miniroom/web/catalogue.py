@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from miniroom.config.problems import Loc, Problem, Severity, did_you_mean, key_path
+from miniroom.config.problems import Loc, Problem, Severity, describe_value, did_you_mean, key_path
 from miniroom.config.settings_file import SettingsFileError
-from miniroom.config.settings_model import describe_value
 from miniroom.web.kinds import ServiceKind, ServiceType, SettingSpec, has_reference, value_problem
 from miniroom.web.service_types import find_type, type_names
 

@@ -4,12 +4,12 @@ an entry (its type's module, imported only when a service of that type runs)."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Protocol, cast
 
 from miniroom.web.catalogue import ServiceEntry
+from miniroom.web.context import ServiceEnvironment as ServiceEnvironment
+from miniroom.web.context import WebContext as WebContext
 from miniroom.web.settings import ServiceSettings
 
 
@@ -50,16 +50,6 @@ class SearchHit:
 class SearchResults:
     hits: tuple[SearchHit, ...] = ()
     answer: str = ""  # the engine's own answer, when it gave one
-
-
-@dataclass(frozen=True)
-class ServiceEnvironment:
-    """What a service may need beside its settings: the process environment its children get (already
-    without miniroom's secrets), the project folder, and the engine's data folder."""
-
-    env: Mapping[str, str] = field(default_factory=dict)
-    project_dir: Path = Path()
-    data_dir: Path = Path()
 
 
 class FetchService(Protocol):

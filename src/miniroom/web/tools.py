@@ -3,44 +3,30 @@ enabled service."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
-from miniroom.engine import Tool, ToolContext, ToolError, ToolResult
+from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
-from miniroom.tools.environment import tool_environment
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.read import read_line_cap
 from miniroom.tools.shell import one_line_summary
 from miniroom.web.catalogue import ServiceEntry
 from miniroom.web.chain import ChainResult, run_chain
 from miniroom.web.convert import PageText, page_text
-from miniroom.web.lists import WebCatalogues
-from miniroom.web.project import load_catalogues
 from miniroom.web.results import failed_text, fetch_body, fetch_header, search_text
 from miniroom.web.services import (
     FetchedPage,
     SearchRequest,
     SearchResults,
-    ServiceEnvironment,
+    WebContext,
     create_fetcher,
     create_searcher,
 )
 from miniroom.web.settings import ServiceSettings
-
-
-@dataclass(frozen=True)
-class WebContext:
-    """What the services of one agent expand their settings with, and where they run."""
-
-    variables: Mapping[str, str]
-    environ: Mapping[str, str]
-    where: ServiceEnvironment
 
 
 def chain_details(result: ChainResult[Any]) -> dict[str, Any]:
@@ -148,24 +134,3 @@ class SearchTool(BuiltinTool[SearchParams]):
 
     def summary(self, arguments: dict[str, Any]) -> str:
         return one_line_summary("Search", str(arguments.get("query", "")), limit=120)
-
-
-def web_tools(
-    project_dir: Path,
-    variables: Mapping[str, str],
-    environ: Mapping[str, str],
-    data_dir: Path,
-    scratch: OutputFolder,
-    catalogues: WebCatalogues | None = None,
-) -> tuple[list[Tool], list[str]]:
-    """`fetch` and `search` over `catalogues` (default: the project's files as they are now), each only when
-    it has an enabled service, and the catalogues' warnings. The tools keep these lists however the files
-    change."""
-    web = WebContext(variables, environ, ServiceEnvironment(tool_environment(environ), project_dir, data_dir))
-    lists = load_catalogues(project_dir) if catalogues is None else catalogues
-    tools: list[Tool] = []
-    if lists.fetch.chain():
-        tools.append(FetchTool(lists.fetch.chain(), web, scratch))
-    if lists.search.chain():
-        tools.append(SearchTool(lists.search.chain(), web))
-    return tools, list(lists.warnings)

@@ -10,7 +10,7 @@ from miniroom.agent.cli_access import SubagentGrants
 from miniroom.agent.subagents.child import NO_ANSWER
 from miniroom.agent.subagents.manager import SubagentManager, TaskRequest, capped, check_text
 from miniroom.agent.subagents.store import TaskRecord
-from miniroom.engine import Tool, ToolContext, ToolError, ToolResult
+from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.llm import TextContent
 from miniroom.tools.base import BuiltinTool, Params
 
@@ -139,10 +139,3 @@ class AgentStopTool(_ManagedTool, BuiltinTool[NumberParams]):
 
     def summary(self, arguments: dict[str, Any]) -> str:
         return f"Stop {self._task_name(arguments)}"
-
-
-SUBAGENT_TOOL_CLASSES = (AgentTool, AgentStartTool, AgentCheckTool, AgentStopTool)
-
-
-def subagent_tools(manager: SubagentManager) -> list[Tool]:
-    return [tool(manager) for tool in SUBAGENT_TOOL_CLASSES]

@@ -1,0 +1,26 @@
+"""Where an agent's fetch and search services run, and what they expand their settings with."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ServiceEnvironment:
+    """What a service may need beside its settings: the process environment its children get (already
+    without miniroom's secrets), the project folder, and the engine's data folder."""
+
+    env: Mapping[str, str] = field(default_factory=dict)
+    project_dir: Path = Path()
+    data_dir: Path = Path()
+
+
+@dataclass(frozen=True)
+class WebContext:
+    """What the services of one agent expand their settings with, and where they run."""
+
+    variables: Mapping[str, str]
+    environ: Mapping[str, str]
+    where: ServiceEnvironment
