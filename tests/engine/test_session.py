@@ -192,6 +192,19 @@ def test_a_damaged_middle_line_is_named_and_the_rest_keeps_its_order(
         assert _texts(loaded.messages())[-2:] == ["second answer", "third question"]
 
 
+def test_an_entry_of_a_type_miniroom_does_not_know_is_named_and_kept(tmp_path: Path) -> None:
+    session = _conversation(tmp_path)
+    _damage(session.path, 5, '"type":"message"', '"type":"messagf"')  # one byte of the first answer
+    with Session.load(session.path) as loaded:
+        assert loaded.load_report.warnings(session.path) == [
+            f"{session.path} line 5 is an entry of a type miniroom does not know ('messagf'): kept in the "
+            "file, left out of the conversation"
+        ]
+        expected = ["first question", "assistant", "a.txt", "second question", "second answer"]
+        assert _texts(loaded.history()) == expected
+    assert '"type":"messagf"' in session.path.read_text(encoding="utf-8")
+
+
 def test_an_entry_whose_parent_is_damaged_attaches_to_the_last_readable_entry(tmp_path: Path) -> None:
     session = _conversation(tmp_path)
     parent_id = _lines(session.path)[4]["id"]

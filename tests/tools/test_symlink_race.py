@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from miniroom.engine.tool import ToolError
-from miniroom.tools.beneath import FOLDER_FLAGS, openat2_beneath, walk_beneath
+from miniroom.tools.beneath import FOLDER_FLAGS, walk_beneath
 from miniroom.tools.edit import EditTool
 from miniroom.tools.grep import GrepTool
 from miniroom.tools.ls import LsTool
+from miniroom.tools.openat2 import openat2_beneath
 from miniroom.tools.read import ReadTool
 from miniroom.tools.write import WriteTool
 from tests.tools.file_tool_helpers import call, text_of

@@ -22,6 +22,11 @@ import orjson
 from miniroom.llm import Message, MessageFormatError, Usage, message_from_dict, usage_from_dict
 
 # How miniroom writes an entry's first keys; any other line is parsed in full to find them.
+# The entry types of a session file: miniroom's, and the rest of Pi's format, which miniroom reads past.
+ENTRY_TYPES = frozenset(
+    {"message", "model_change", "thinking_level_change", "compaction", "custom", "settings"}
+    | {"branch_summary", "custom_message", "label", "session_info"}
+)
 _ENTRY_START = re.compile(rb'\{"type":"([^"\\]*)","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")[,}]')
 _ASSISTANT = b'"assistant"'  # in every answer's line, however its writer spaced it
 _SPEND = b'"spend"'  # in every spend entry's line
@@ -33,9 +38,15 @@ class LoadReport:
 
     damaged_lines: list[int] = field(default_factory=list)
     torn_line: int | None = None  # expected after a kill: the write never finished, nothing was lost
+    unknown_types: dict[int, str] = field(default_factory=dict)  # line number: the entry type it names
 
     def warnings(self, path: Path) -> list[str]:
-        return [f"{path} line {number} is damaged and was skipped" for number in sorted(self.damaged_lines)]
+        damaged = [f"{path} line {n} is damaged and was skipped" for n in sorted(self.damaged_lines)]
+        return damaged + [
+            f"{path} line {n} is an entry of a type miniroom does not know ({kind!r}): kept in the file, "
+            "left out of the conversation"
+            for n, kind in sorted(self.unknown_types.items())
+        ]
 
 
 @dataclass(slots=True, eq=False)
@@ -197,6 +208,8 @@ def scan_session(raw: bytes) -> tuple[dict[str, Any] | None, SessionIndex]:
         node = _scan_line(number, line)
         if node is not None:
             nodes.append(node)
+            if node.type not in ENTRY_TYPES:
+                report.unknown_types[number] = node.type
         elif number == len(lines):  # the last line, with no newline after it: its write never finished
             report.torn_line = number
         else:

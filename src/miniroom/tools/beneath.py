@@ -2,33 +2,23 @@
 
 The path given is already resolved (no symlinks, no `..`), so any symlink met while opening it appeared since:
 the open fails (ELOOP) instead of following it. openat2 with RESOLVE_BENEATH does this in one call where the
-kernel has it (Linux 5.6+, reached through ctypes); elsewhere a walk opens one component at a time, each
+kernel has it (Linux 5.6+, `tools.openat2`); elsewhere a walk opens one component at a time, each
 relative to the last and with O_NOFOLLOW.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import functools
 import os
-import platform
 import stat
 
-RESOLVE_NO_MAGICLINKS = 0x02
-RESOLVE_NO_SYMLINKS = 0x04
-RESOLVE_BENEATH = 0x08
-_SYSCALL_OPENAT2 = {"x86_64": 437, "aarch64": 437, "arm64": 437}.get(platform.machine())
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # Walking needs only search permission on a folder, which O_PATH asks for (Linux); elsewhere read it.
 FOLDER_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | _DIRECTORY | _CLOEXEC
-
-
-class _OpenHow(ctypes.Structure):
-    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
 
 
 def components(relative: str) -> list[str]:
@@ -48,23 +38,10 @@ def open_beneath(
     """
     names = components(relative)
     if not make_folders and _openat2_available():
+        from miniroom.tools.openat2 import openat2_beneath
+
         return openat2_beneath(dir_fd, "/".join(names) or ".", flags, mode)
     return walk_beneath(dir_fd, names, flags, mode, make_folders=make_folders)
-
-
-def openat2_beneath(dir_fd: int, relative: str, flags: int, mode: int = 0o666) -> int:
-    if _SYSCALL_OPENAT2 is None:
-        raise OSError(errno.ENOSYS, "openat2 is not available on this machine")
-    tmpfile = getattr(os, "O_TMPFILE", 0)  # holds O_DIRECTORY's bit too, so compare it whole
-    creates = flags & os.O_CREAT or (tmpfile and flags & tmpfile == tmpfile)
-    resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
-    how = _OpenHow(flags | _CLOEXEC, mode if creates else 0, resolve)
-    path = os.fsencode(relative)
-    fd = int(_libc().syscall(_SYSCALL_OPENAT2, dir_fd, path, ctypes.byref(how), ctypes.sizeof(how)))
-    if fd < 0:
-        code = ctypes.get_errno()
-        raise OSError(code, os.strerror(code), relative)
-    return fd
 
 
 def walk_beneath(
@@ -113,14 +90,11 @@ def _is_symlink(name: str, dir_fd: int) -> bool:
 
 
 @functools.cache
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
-
-
-@functools.cache
 def _openat2_available() -> bool:
     """Whether openat2 works here (asked once); when in doubt the walk, which is always safe, is used."""
-    if _SYSCALL_OPENAT2 is None:
+    from miniroom.tools.openat2 import SYSCALL_OPENAT2, openat2_beneath  # ctypes only where it is used
+
+    if SYSCALL_OPENAT2 is None:
         return False
     try:
         root = os.open("/", FOLDER_FLAGS)
