@@ -11,9 +11,10 @@ import pytest
 
 from miniroom.server.project import Project
 from miniroom.transports.embedded import RoomStore
-from tests.web.settings_support import make_project, project_for, read, save, settings_app
+from tests.web.settings_support import CONFIG, make_project, project_for, read, save, settings_app
 from tests.web.support import client
 from tests.webtools.servers import Answer, Running, by_path, serve
+from tests.webtools.test_search import KEY, STAND_INS, vendor
 
 PAGE = "<html><head><title>Local page</title></head><body><h1>Hello from the test site</h1></body></html>"
 DIRECT = "services:\n  - name: Local Direct\n    type: Direct\n    settings:\n      TimeoutSec: 5\n"
@@ -176,3 +177,33 @@ async def test_search_yml_is_saved_on_its_own_and_refused_naming_service_and_fie
     assert created.status_code == 200, created.text
     assert (await read(api, "search.yml"))["data"] == broken
     assert fetch.read_text() == DIRECT
+
+
+async def test_test_expands_the_settings_with_a_chosen_models_variables(
+    store: RoomStore, tmp_path: Path
+) -> None:
+    with serve(vendor(STAND_INS["Tavily"])) as tavily:
+        config = CONFIG.replace("      - MINI_API_KEY=sk-secret-42", f"      - TAVILY_KEY={KEY}")
+        folder = make_project(tmp_path / "project", config=config)
+        project = project_for(folder, tmp_path / "data", {"MINIROOM_WEB_BASE_URL_TAVILY": tavily.url})
+        write(
+            project,
+            "search.yml",
+            "services:\n  - name: T\n    type: Tavily\n    settings: {ApiKey: $TAVILY_KEY}\n",
+        )
+        async with client(settings_app(store, project)) as api:
+            assert (await api.get("/api/settings/services")).json()["models"] == ["default"]
+            test = "/api/settings/services/search/test"
+            with_model = (await api.post(test, json={"name": "T", "model": "default"})).json()
+            without = (await api.post(test, json={"name": "T"})).json()
+            unknown = await api.post(test, json={"name": "T", "model": "nope"})
+    assert with_model["ok"] is True, with_model
+    assert with_model["sample"].startswith("Answer: Use TaskGroup")
+    # Without the model's variables the key stays as written, and the vendor refuses it.
+    assert [seen.headers["authorization"] for seen in tavily.seen] == [f"Bearer {KEY}", "Bearer $TAVILY_KEY"]
+    assert without["ok"] is False
+    assert "401" in without["explanation"]
+    assert unknown.status_code == 400
+    assert (
+        unknown.json()["error"] == "\"model\" must name a model of config.yaml (models: default), got 'nope'"
+    )

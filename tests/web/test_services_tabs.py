@@ -131,6 +131,21 @@ async def test_test_runs_the_saved_direct_service_on_a_local_page(
     await expect(body.locator(".test-result.ok .test-status")).to_contain_text("Success")
 
 
+async def test_test_can_expand_the_settings_with_a_models_variables(
+    page: Page, hub_server: HubServer, site: Running
+) -> None:
+    hub_server.path("fetch.yml").write_text(DIRECT, encoding="utf-8")
+    body = await open_tab(page, hub_server, "Fetch services")
+    model = body.get_by_label("Expand $VAR with")
+    await expect(model.locator("option")).to_have_text(["No model's variables", "Variables of default"])
+    await model.select_option("default")
+    await body.get_by_label("Test page").fill(f"{site.url}/page.html")
+    async with page.expect_request("**/api/settings/services/fetch/test") as sent:
+        await body.get_by_role("button", name="Test", exact=True).click()
+    assert json.loads((await sent.value).post_data or "{}")["model"] == "default"
+    await expect(body.locator(".test-result.ok .test-status")).to_contain_text("Success")
+
+
 async def test_duplicate_and_delete_are_saved(page: Page, hub_server: HubServer) -> None:
     fetch = hub_server.path("fetch.yml")
     fetch.write_text(DIRECT, encoding="utf-8")

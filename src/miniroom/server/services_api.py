@@ -1,9 +1,11 @@
 """The Fetch services and Search services tabs' own routes: the service types with their settings, and Test.
 
 `GET /api/settings/services` gives, for `fetch` and `search`, the file it is saved in and every type's
-settings (kind, required, default, choices); `POST /api/settings/services/{kind}/test` with `{"name"}` (and
-an optional `"target"`: the page to fetch or the query) runs that service of the SAVED file once and answers
-`{ok, latency_ms, explanation, sample}`; a name the saved file has no valid service for is a 404 saying so.
+settings (kind, required, default, choices), and config.yaml's model aliases; `POST
+/api/settings/services/{kind}/test` with `{"name"}` (an optional `"target"`: the page to fetch or the query,
+and `"model"`: expand `$VAR` with that model's `variables:`, as its agents do) runs that service of the SAVED
+file once and answers `{ok, latency_ms, explanation, sample}`; a name the saved file has no valid service for
+is a 404 saying so.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from miniroom.agent.variables import ProfileError, parse_variables
+from miniroom.config.config_yaml import RoomsConfig
 from miniroom.llm import agent_dir_from_env
 from miniroom.server.errors import ApiError, bad_request
 from miniroom.server.inputs import json_object
@@ -34,14 +38,14 @@ def catalogue_json() -> dict[str, Any]:
 
 
 async def service_types(request: Request) -> JSONResponse:
-    return JSONResponse(catalogue_json())
+    return JSONResponse({**catalogue_json(), "models": sorted(project_of(request).config.models)})
 
 
 async def test_service(request: Request) -> JSONResponse:
     """Run one saved service once; the page shows the result as it is."""
     project = project_of(request)
     kind = _kind(request.path_params["kind"])
-    data = await json_object(request, ("name", "target"))
+    data = await json_object(request, ("name", "target", "model"))
     name, target = data.get("name"), data.get("target")
     if not isinstance(name, str) or not name.strip():
         raise bad_request('send "name": the name of a saved service to test')
@@ -55,10 +59,24 @@ async def test_service(request: Request) -> JSONResponse:
         kind,
         name,
         target=(target or "").strip() or None,
+        variables=_model_variables(project.config, data.get("model")),
         environ=project.env,
         data_dir=agent_dir_from_env(project.env),
     )
     return JSONResponse(dataclasses.asdict(result))
+
+
+def _model_variables(config: RoomsConfig, alias: object) -> dict[str, str]:
+    """The `variables:` of config.yaml's model `alias` (None: no model's)."""
+    if alias is None:
+        return {}
+    if not isinstance(alias, str) or alias not in config.models:
+        known = ", ".join(sorted(config.models)) or "none"
+        raise bad_request(f'"model" must name a model of config.yaml (models: {known}), got {alias!r}')
+    try:
+        return parse_variables(config.models[alias].variables)
+    except ProfileError as error:
+        raise bad_request(f"models.{alias}.variables: {error}") from None
 
 
 def _kind(value: str) -> ServiceKind:

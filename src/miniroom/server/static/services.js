@@ -2,7 +2,7 @@
 // `.miniroom/search.yml` as a list in priority order beside the selected service's form. Each tab reads, saves
 // and conflicts on its own file only. Test runs the saved file, so it warns when the form has unsaved edits.
 import { api, friendly } from "./api.js";
-import { button, checkbox, element, notice, textInput, toast } from "./dom.js";
+import { button, checkbox, element, notice, select, textInput, toast } from "./dom.js";
 import { frame, onSave, problemLines } from "./dialog.js";
 import { SettingsFile } from "./settings_api.js";
 import { serviceForm, uniqueName } from "./service_form.js";
@@ -13,7 +13,8 @@ const ENTRY = /^services\[(\d+)\](?:\.(\w+))?(?:\.(.+))?$/;
 
 export async function open(view, name) {
   const kind = name === "search.yml" ? "search" : "fetch";
-  const known = (await api("/api/settings/services"))[kind];
+  const catalogue = await api("/api/settings/services");
+  const known = { ...catalogue[kind], models: catalogue.models || [] };
   const page = frame(view, known.location);
   const tab = new ServicesTab(page, new SettingsFile(name), known, kind);
   onSave(page, tab.file, () => tab.collect(), (result) => tab.saved(result), () => tab.load(), (problems) => tab.refused(problems));
@@ -190,12 +191,16 @@ class ServicesTab {
     target.setAttribute("aria-label", label);
     const result = element("div", "test-result");
     result.hidden = true;
-    const run = button("Test", `Run ${service.name} once, as saved`, () => this.test(service, target.value.trim(), result, run), "secondary");
-    box.append(element("legend", "", "Test the saved service"), target, run, result);
+    // $VAR in the settings expands with a model's variables: as the agents on that model would run it.
+    const model = select([["", "No model's variables"], ...this.known.models.map((alias) => [alias, `Variables of ${alias}`])], "");
+    model.setAttribute("aria-label", "Expand $VAR with");
+    model.hidden = !this.known.models.length;
+    const run = button("Test", `Run ${service.name} once, as saved`, () => this.test(service, target.value.trim(), result, run, model.value), "secondary");
+    box.append(element("legend", "", "Test the saved service"), target, model, run, result);
     return box;
   }
 
-  async test(service, target, result, run) {
+  async test(service, target, result, run, model) {
     result.hidden = false;
     result.className = "test-result";
     const unsaved = this.json() !== this.savedJson;
@@ -203,7 +208,7 @@ class ServicesTab {
     result.replaceChildren(warning, element("p", "muted", `Testing ${service.name}…`));
     run.disabled = true;
     try {
-      const body = { name: service.name, ...(target ? { target } : {}) };
+      const body = { name: service.name, ...(target ? { target } : {}), ...(model ? { model } : {}) };
       const answer = await api(`/api/settings/services/${this.kind}/test`, { method: "POST", body: JSON.stringify(body) });
       result.classList.add(answer.ok ? "ok" : "failed");
       const status = element("p", "test-status");
