@@ -1,7 +1,7 @@
 // miniroom web chat: rooms, timeline, threads, streaming edits, reactions and redactions over the embedded
 // rooms API, shown from the model in model.js. Message text reaches the page only as sanitised Markdown
 // (render.js) or as textContent.
-import { api, endEarlyReads, friendly, token } from "./api.js";
+import { api, carriedReads, endEarlyReads, friendly, token } from "./api.js";
 import { bindActions, newTxnId, roomPath, send, startEdit, toggleReaction, wireComposer } from "./actions.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
 import { $, button, element, showStatus } from "./dom.js";
@@ -33,7 +33,7 @@ const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
 function groupDigits(count) {
   return String(Math.round(count)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
-const PAGE_SIZE = 200; // boot.js reads the first page with the same size
+const PAGE_SIZE = 200; // boot.js reads the first page with the same size, and first_reads.py carries it
 
 // --- Messages --------------------------------------------------------------------------------------
 
@@ -402,10 +402,24 @@ function connectStream() {
 }
 
 async function loadRooms() {
-  const data = await api("/api/rooms");
+  return showRooms(await api("/api/rooms"));
+}
+
+function showRooms(data) {
   for (const room of data.rooms) state.rooms.set(room.room_id, room);
   renderRooms();
   return data;
+}
+
+// The list of rooms and the first page of the room the address asks for ({rooms, page}; page null if not
+// read): carried by the page when it may carry them, else read (boot.js has started the same reads).
+async function firstReads(wanted) {
+  const carried = carriedReads();
+  endEarlyReads();
+  if (carried) return carried;
+  const path = `/api/rooms/${encodeURIComponent(wanted)}/events?bundled=true&limit=${PAGE_SIZE}`;
+  const [rooms, page] = await Promise.all([api("/api/rooms"), wanted ? api(path).catch(() => null) : null]);
+  return { rooms, page };
 }
 
 async function start() {
@@ -424,20 +438,16 @@ async function start() {
   });
   try {
     const wanted = new URLSearchParams(location.search).get("room");
-    // The room asked for in the address is read at once, beside the list of rooms.
-    const path = `/api/rooms/${encodeURIComponent(wanted)}/events?bundled=true&limit=${PAGE_SIZE}`;
-    const reads = Promise.all([loadRooms(), wanted ? api(path).catch(() => null) : null]);
-    endEarlyReads();
-    const [data, firstPage] = await reads;
+    const { rooms: data, page: firstPage } = await firstReads(wanted);
+    showRooms(data);
     // The stream starts where the earlier of the two reads stood, so nothing between them is missed.
     state.latest = firstPage ? Math.min(data.latest, firstPage.latest) : data.latest;
     connectStream();
-    // The room asked for in the address; with only one room, that one.
+    // The room asked for in the address; with only one room, that one (first_reads.py picks the same).
     const room =
       data.rooms.find((r) => r.key === wanted || r.room_id === wanted) ||
       (data.rooms.length === 1 ? data.rooms[0] : undefined);
-    const asked = room && (room.key === wanted || room.room_id === wanted);
-    if (room) await openRoom(room, asked ? firstPage : null);
+    if (room) await openRoom(room, firstPage && firstPage.room_id === room.room_id ? firstPage : null);
     else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
     document.body.dataset.ready = "1"; // the rooms (and the room asked for) are shown
   } catch (error) {
