@@ -307,35 +307,43 @@ async function openRoom(room, firstPage = null) {
   $("composer-input").focus();
 }
 
-// A page's messages are drawn a chunk at a time, the newest first: before the room is shown, until they fill
-// its timeline's height and a quarter more; the older ones after, above them while the browser is idle, the
-// reader's place in the timeline kept.
-const CHUNK = 12;
+// A page's messages are drawn the newest first: before the room is shown, until they fill its timeline; the
+// older ones after, above them, a few at a time in the browser's idle moments, the reader's place in the
+// timeline kept. Each run of idle drawing is short, so a click or a key never waits long behind it.
+const FIRST_CHUNK = 4;
+const IDLE_RUN_MS = 5;
 
 function showPage(room, messages) {
   const list = $("timeline");
   let older = messages;
   let anchor = null; // the oldest message drawn so far
-  const drawChunk = () => {
+  const draw = (count, opening = false) => {
     const chunk = document.createDocumentFragment();
-    for (const message of older.slice(-CHUNK)) chunk.append(renderMessage(message, false));
-    older = older.slice(0, -CHUNK);
+    for (const message of older.slice(-count)) {
+      const item = renderMessage(message, false);
+      if (opening) item.dataset.opening = "1";
+      chunk.append(item);
+    }
+    older = older.slice(0, -count);
     const first = chunk.firstChild;
     list.insertBefore(chunk, anchor);
     anchor = first;
   };
-  drawChunk();
-  while (older.length && list.scrollHeight < 1.25 * list.clientHeight) drawChunk();
+  draw(FIRST_CHUNK, true);
+  // Until the timeline overflows: its scrollHeight is never below its own height.
+  while (older.length && list.scrollHeight <= list.clientHeight) draw(FIRST_CHUNK, true);
   const later = window.requestIdleCallback || ((callback) => setTimeout(callback, 0));
   const drawOlder = () => {
     if (state.room !== room || !older.length || !anchor || !anchor.isConnected) return;
     const fromBottom = list.scrollHeight - list.scrollTop;
-    drawChunk();
+    const started = performance.now();
+    do draw(1);
+    while (older.length && performance.now() - started < IDLE_RUN_MS);
     list.scrollTop = list.scrollHeight - fromBottom;
-    if (older.length) later(drawOlder, { timeout: 50 });
+    if (older.length) later(drawOlder, { timeout: 100 });
   };
   // The older ones start after the first frame has shown the newest.
-  if (older.length) requestAnimationFrame(() => setTimeout(() => later(drawOlder, { timeout: 50 }), 0));
+  if (older.length) requestAnimationFrame(() => setTimeout(() => later(drawOlder, { timeout: 100 }), 0));
 }
 
 async function openThread(rootId) {
