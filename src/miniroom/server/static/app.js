@@ -461,7 +461,9 @@ async function start() {
   } catch (error) {
     showStatus(friendly(error, "load the rooms"));
   }
-  requestAnimationFrame(() => setTimeout(startClock, 0));
+  // In an idle moment after the room is shown, not in the frame that shows it (a first click may follow).
+  const idle = window.requestIdleCallback || ((callback) => setTimeout(callback, 0));
+  requestAnimationFrame(() => idle(startClock, { timeout: 200 }));
 }
 
 start();
