@@ -45,11 +45,15 @@ async def room_of(store: RoomStore, room: str) -> Room:
 
 
 async def list_rooms(request: Request) -> JSONResponse:
-    store = store_of(request)
+    return JSONResponse(await rooms_answer(store_of(request)))
+
+
+async def rooms_answer(store: RoomStore) -> dict[str, Any]:
+    """What GET /api/rooms answers: the local user, every room with its members, the stream's position."""
     latest = await asyncio.to_thread(store.latest_position)
     rooms = await asyncio.to_thread(lambda: [_room_json(store, room) for room in store.rooms()])
     user = {"user_id": store.local_user_id, "display_name": store.local_display_name}
-    return JSONResponse({"user": user, "rooms": rooms, "latest": latest})
+    return {"user": user, "rooms": rooms, "latest": latest}
 
 
 def _room_json(store: RoomStore, room: Room) -> dict[str, Any]:
@@ -79,8 +83,13 @@ async def room_events(request: Request) -> JSONResponse:
     )
     if query.thread is not None:
         await existing_event(store, room.room_id, query.thread)
-    events, latest = await asyncio.to_thread(store.page, room.room_id, query)
-    return JSONResponse({"room_id": room.room_id, "events": events, "latest": latest})
+    return JSONResponse(await events_answer(store, room.room_id, query))
+
+
+async def events_answer(store: RoomStore, room_id: str, query: PageQuery) -> dict[str, Any]:
+    """What GET /api/rooms/{room}/events answers for `query`: the page's events, the stream's position."""
+    events, latest = await asyncio.to_thread(store.page, room_id, query)
+    return {"room_id": room_id, "events": events, "latest": latest}
 
 
 async def post_message(request: Request) -> JSONResponse:

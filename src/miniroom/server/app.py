@@ -41,6 +41,7 @@ def create_app(
     clients are served, unless `insecure` opens the API to every client. With `agent_cli` it also serves
     the `miniroom-agent` routes; `project` (the one `miniroom serve` serves) gives the settings pages their
     files."""
+    token = api_token or token_from_env()
     app = Starlette(
         routes=[
             *page.ROUTES,
@@ -52,11 +53,7 @@ def create_app(
             *(agent_api.ROUTES if agent_cli is not None else ()),
             *static_files.ROUTES,
         ],
-        middleware=[
-            Middleware(
-                AccessGuard, token=api_token or token_from_env(), hosts=allowed_hosts, insecure=insecure
-            )
-        ],
+        middleware=[Middleware(AccessGuard, token=token, hosts=allowed_hosts, insecure=insecure)],
         exception_handlers={
             ApiError: api_error,
             RoomError: room_error,
@@ -65,6 +62,9 @@ def create_app(
         },
     )
     app.state.store = store
+    # Without a token the guard serves the page only to those it serves the API, so the page may carry the
+    # API's first answers; with one, the page is served to anyone and carries no room data.
+    app.state.page_carries_reads = token is None
     app.state.agent_cli = agent_cli
     app.state.project = project
     return app

@@ -1,4 +1,5 @@
-"""The web chat page: a server-rendered shell; `static/app.js` fills in rooms and messages from the API."""
+"""The web chat page: a server-rendered shell; `static/app.js` fills in rooms and messages from the API, or
+from the first reads the page carries when its request is one the API would answer (see `first_reads`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from miniroom.server.api import store_of
+from miniroom.server.first_reads import data_block, first_reads
 
 # Everything the page loads comes from this server; no inline script can run even if text slips through.
 SECURITY_HEADERS = {
@@ -29,8 +31,7 @@ _PAGE = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>miniroom</title>
 <link rel="icon" href="data:,">
-<script src="/static/boot.js" async></script>
-<link rel="stylesheet" href="/static/app.css">
+{boot}<link rel="stylesheet" href="/static/app.css">
 <script src="/static/vendor/marked.umd.js" defer></script>
 <script src="/static/vendor/purify.min.js" defer></script>
 <script src="/static/app.js" type="module"></script>
@@ -93,6 +94,7 @@ _PAGE = """<!doctype html>
 </section>
 <p id="status" class="status" role="status" hidden></p>
 <p id="toast" class="toast" role="status" hidden></p>
+{reads}
 </body>
 </html>
 """
@@ -101,14 +103,24 @@ _PAGE = """<!doctype html>
 # The modules app.js imports, fetched beside it rather than after it has been read.
 CHAT_MODULES = ("actions", "api", "cards", "dom", "forms", "hub", "model", "people", "render")
 _PRELOADS = "\n".join(f'<link rel="modulepreload" href="/static/{name}.js">' for name in CHAT_MODULES)
+# A page that does not carry its first reads starts them at once, while its scripts load.
+_BOOT = '<script src="/static/boot.js" async></script>\n'
 
 
 async def chat_page(request: Request) -> HTMLResponse:
     store = store_of(request)
+    carries = bool(request.app.state.page_carries_reads)
+    reads = data_block(await first_reads(store, request.query_params.get("room"))) if carries else ""
     html = _PAGE.format(
-        user_id=escape(store.local_user_id), user_name=escape(store.local_display_name), preloads=_PRELOADS
+        user_id=escape(store.local_user_id),
+        user_name=escape(store.local_display_name),
+        preloads=_PRELOADS,
+        boot="" if carries else _BOOT,
+        reads=reads,
     )
-    return HTMLResponse(html, headers=SECURITY_HEADERS)
+    # Room data in a page is as private as the API's answers, and fresh only now: no cache keeps it.
+    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store"} if carries else SECURITY_HEADERS
+    return HTMLResponse(html, headers=headers)
 
 
 ROUTES = [Route("/", chat_page, methods=["GET"])]

@@ -34,6 +34,14 @@ function earlyAnswer(path, options) {
   return answer;
 }
 
+// The first reads the page carries ({rooms, page}, see first_reads.py), taken once; null if it carries none.
+export function carriedReads() {
+  const block = document.getElementById("first-reads");
+  if (!block) return null;
+  block.remove(); // taken once: a later read asks the server
+  return JSON.parse(block.textContent);
+}
+
 // The page has made its first reads: answers boot.js read and nobody took are stale from now on.
 export function endEarlyReads() {
   window.miniroomEarly = null;

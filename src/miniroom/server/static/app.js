@@ -1,7 +1,7 @@
 // miniroom web chat: rooms, timeline, threads, streaming edits, reactions and redactions over the embedded
 // rooms API, shown from the model in model.js. Message text reaches the page only as sanitised Markdown
 // (render.js) or as textContent.
-import { api, endEarlyReads, friendly, token } from "./api.js";
+import { api, carriedReads, endEarlyReads, friendly, token } from "./api.js";
 import { bindActions, newTxnId, roomPath, send, startEdit, toggleReaction, wireComposer } from "./actions.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
 import { $, button, element, showStatus } from "./dom.js";
@@ -28,9 +28,12 @@ import { showPerson, wirePeople } from "./people.js";
 import { renderBody } from "./render.js";
 
 const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
-// Made once: a formatter costs more to make than a hundred messages cost to format.
-const TOKENS = new Intl.NumberFormat("en-US");
-const PAGE_SIZE = 200; // boot.js reads the first page with the same size
+// Written by hand, not by Intl.NumberFormat: a page's first formatter costs the browser tens of milliseconds
+// to make (its locale data), more than drawing a screen of messages. Same text: 1234567 -> "1,234,567".
+function groupDigits(count) {
+  return String(Math.round(count)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+const PAGE_SIZE = 200; // boot.js reads the first page with the same size, and first_reads.py carries it
 
 // --- Messages --------------------------------------------------------------------------------------
 
@@ -42,7 +45,7 @@ function setErrorLabel(label, turn) {
 function showSpend(label, conversation) {
   const { cost, tokens } = spend(conversation);
   label.hidden = !tokens;
-  label.textContent = `$${cost.toFixed(4)} · ${TOKENS.format(tokens)} tokens`;
+  label.textContent = `$${cost.toFixed(4)} · ${groupDigits(tokens)} tokens`;
   label.title = "What the agents' replies here have spent, failed attempts included";
 }
 
@@ -304,35 +307,43 @@ async function openRoom(room, firstPage = null) {
   $("composer-input").focus();
 }
 
-// A page's messages are drawn a chunk at a time, the newest first: before the room is shown, until they fill
-// its timeline's height and a quarter more; the older ones after, above them while the browser is idle, the
-// reader's place in the timeline kept.
-const CHUNK = 12;
+// A page's messages are drawn the newest first: before the room is shown, until they fill its timeline; the
+// older ones after, above them, a few at a time in the browser's idle moments, the reader's place in the
+// timeline kept. Each run of idle drawing is short, so a click or a key never waits long behind it.
+const FIRST_CHUNK = 4;
+const IDLE_RUN_MS = 5;
 
 function showPage(room, messages) {
   const list = $("timeline");
   let older = messages;
   let anchor = null; // the oldest message drawn so far
-  const drawChunk = () => {
+  const draw = (count, opening = false) => {
     const chunk = document.createDocumentFragment();
-    for (const message of older.slice(-CHUNK)) chunk.append(renderMessage(message, false));
-    older = older.slice(0, -CHUNK);
+    for (const message of older.slice(-count)) {
+      const item = renderMessage(message, false);
+      if (opening) item.dataset.opening = "1";
+      chunk.append(item);
+    }
+    older = older.slice(0, -count);
     const first = chunk.firstChild;
     list.insertBefore(chunk, anchor);
     anchor = first;
   };
-  drawChunk();
-  while (older.length && list.scrollHeight < 1.25 * list.clientHeight) drawChunk();
+  draw(FIRST_CHUNK, true);
+  // Until the timeline overflows: its scrollHeight is never below its own height.
+  while (older.length && list.scrollHeight <= list.clientHeight) draw(FIRST_CHUNK, true);
   const later = window.requestIdleCallback || ((callback) => setTimeout(callback, 0));
   const drawOlder = () => {
     if (state.room !== room || !older.length || !anchor || !anchor.isConnected) return;
     const fromBottom = list.scrollHeight - list.scrollTop;
-    drawChunk();
+    const started = performance.now();
+    do draw(1);
+    while (older.length && performance.now() - started < IDLE_RUN_MS);
     list.scrollTop = list.scrollHeight - fromBottom;
-    if (older.length) later(drawOlder, { timeout: 50 });
+    if (older.length) later(drawOlder, { timeout: 100 });
   };
   // The older ones start after the first frame has shown the newest.
-  if (older.length) requestAnimationFrame(() => setTimeout(() => later(drawOlder, { timeout: 50 }), 0));
+  if (older.length) requestAnimationFrame(() => setTimeout(() => later(drawOlder, { timeout: 100 }), 0));
 }
 
 async function openThread(rootId) {
@@ -399,10 +410,24 @@ function connectStream() {
 }
 
 async function loadRooms() {
-  const data = await api("/api/rooms");
+  return showRooms(await api("/api/rooms"));
+}
+
+function showRooms(data) {
   for (const room of data.rooms) state.rooms.set(room.room_id, room);
   renderRooms();
   return data;
+}
+
+// The list of rooms and the first page of the room the address asks for ({rooms, page}; page null if not
+// read): carried by the page when it may carry them, else read (boot.js has started the same reads).
+async function firstReads(wanted) {
+  const carried = carriedReads();
+  endEarlyReads();
+  if (carried) return carried;
+  const path = `/api/rooms/${encodeURIComponent(wanted)}/events?bundled=true&limit=${PAGE_SIZE}`;
+  const [rooms, page] = await Promise.all([api("/api/rooms"), wanted ? api(path).catch(() => null) : null]);
+  return { rooms, page };
 }
 
 async function start() {
@@ -421,26 +446,24 @@ async function start() {
   });
   try {
     const wanted = new URLSearchParams(location.search).get("room");
-    // The room asked for in the address is read at once, beside the list of rooms.
-    const path = `/api/rooms/${encodeURIComponent(wanted)}/events?bundled=true&limit=${PAGE_SIZE}`;
-    const reads = Promise.all([loadRooms(), wanted ? api(path).catch(() => null) : null]);
-    endEarlyReads();
-    const [data, firstPage] = await reads;
+    const { rooms: data, page: firstPage } = await firstReads(wanted);
+    showRooms(data);
     // The stream starts where the earlier of the two reads stood, so nothing between them is missed.
     state.latest = firstPage ? Math.min(data.latest, firstPage.latest) : data.latest;
     connectStream();
-    // The room asked for in the address; with only one room, that one.
+    // The room asked for in the address; with only one room, that one (first_reads.py picks the same).
     const room =
       data.rooms.find((r) => r.key === wanted || r.room_id === wanted) ||
       (data.rooms.length === 1 ? data.rooms[0] : undefined);
-    const asked = room && (room.key === wanted || room.room_id === wanted);
-    if (room) await openRoom(room, asked ? firstPage : null);
+    if (room) await openRoom(room, firstPage && firstPage.room_id === room.room_id ? firstPage : null);
     else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
     document.body.dataset.ready = "1"; // the rooms (and the room asked for) are shown
   } catch (error) {
     showStatus(friendly(error, "load the rooms"));
   }
-  requestAnimationFrame(() => setTimeout(startClock, 0));
+  // In an idle moment after the room is shown, not in the frame that shows it (a first click may follow).
+  const idle = window.requestIdleCallback || ((callback) => setTimeout(callback, 0));
+  requestAnimationFrame(() => idle(startClock, { timeout: 200 }));
 }
 
 start();
