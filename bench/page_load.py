@@ -1,8 +1,11 @@
 """Page load: the web chat opened in Chromium until it shows its room (100 messages, agent replies with tool
 calls, retries and spend), against loading one static file from the same server in the same run.
 
-Each load is a new browser context (nothing cached), timed from the navigation to the page saying it is
-ready (`body[data-ready]`); the median of the runs counts. Budget: the page within 300 ms; exit 1 when over.
+Each load is a new browser context (nothing cached), timed on the page's own clock from the start of the
+navigation to the moment it says it is ready (`body[data-ready]`, with the `miniroom:ready` performance mark),
+and the static file to its load event; the median of the runs counts. The driver's wall time from `goto` to
+noticing is printed too: it adds Playwright's round trips and its polling steps (20, 50, 100, 500 ms), which
+are the bench's, not the page's. Budget: the page within 300 ms; exit 1 when over.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, Page, async_playwright
 
 from miniroom.server import build_server, create_app
 from miniroom.transports.embedded import RoomStore
@@ -26,7 +29,12 @@ BUDGET_MS = 300.0
 RUNS = 15
 MESSAGES = 100
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-dev-shm-usage",
+]
 AGENT = "@helper:miniroom.local"
 
 
@@ -72,32 +80,39 @@ def fill(store: RoomStore) -> None:
         )
 
 
-async def timed(browser: Browser, load: Callable[..., Awaitable[object]]) -> float:
+async def timed(browser: Browser, load: Callable[[Page], Awaitable[float]]) -> tuple[float, float]:
+    """The load's time on the page's clock, and the driver's wall time, in ms."""
     context = await browser.new_context()
     page = await context.new_page()
     started = time.perf_counter()
-    await load(page)
+    in_page = await load(page)
     elapsed = (time.perf_counter() - started) * 1000
     await context.close()
-    return elapsed
+    return in_page, elapsed
 
 
-async def measure(url: str) -> tuple[float, float]:
+def medians(timings: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(t[0] for t in timings), statistics.median(t[1] for t in timings)
+
+
+async def measure(url: str) -> tuple[tuple[float, float], tuple[float, float]]:
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
 
-        async def static_file(page: object) -> None:
-            await page.goto(f"{url}/static/app.css", wait_until="load")  # type: ignore[attr-defined]
+        async def static_file(page: Page) -> float:
+            await page.goto(f"{url}/static/app.css", wait_until="load")
+            return float(await page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd"))
 
-        async def chat_page(page: object) -> None:
-            await page.goto(f"{url}/?room=lobby", wait_until="commit")  # type: ignore[attr-defined]
-            await page.wait_for_selector("body[data-ready='1'] #timeline .message", state="attached")  # type: ignore[attr-defined]
+        async def chat_page(page: Page) -> float:
+            await page.goto(f"{url}/?room=lobby", wait_until="commit")
+            await page.wait_for_selector("body[data-ready='1'] #timeline .message", state="attached")
+            return float(await page.evaluate("performance.getEntriesByName('miniroom:ready')[0].startTime"))
 
         await timed(browser, chat_page)  # warm-up: the server's first answers and Chromium's first tab
         static = [await timed(browser, static_file) for _ in range(RUNS)]
         chat = [await timed(browser, chat_page) for _ in range(RUNS)]
         await browser.close()
-    return statistics.median(static), statistics.median(chat)
+    return medians(static), medians(chat)
 
 
 def serve(folder: str) -> None:
@@ -125,14 +140,15 @@ def main() -> int:
             assert server.stdout is not None
             port = int(server.stdout.readline())
             try:
-                static, chat = asyncio.run(measure(f"http://127.0.0.1:{port}"))
+                (static, static_wall), (chat, chat_wall) = asyncio.run(measure(f"http://127.0.0.1:{port}"))
             finally:
                 server.stdin.close()
                 server.wait(timeout=30)
     verdict = "ok" if chat <= BUDGET_MS else "OVER BUDGET"
     print(
         f"page load: static file {static:.0f} ms | chat page with {MESSAGES} messages {chat:.0f} ms "
-        f"(median of {RUNS}; budget {BUDGET_MS:.0f} ms) {verdict}"
+        f"(median of {RUNS}, navigation to ready; budget {BUDGET_MS:.0f} ms) {verdict} | driver's wall "
+        f"time: {static_wall:.0f} ms and {chat_wall:.0f} ms"
     )
     return 0 if chat <= BUDGET_MS else 1
 

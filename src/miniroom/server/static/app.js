@@ -458,6 +458,7 @@ async function start() {
     if (room) await openRoom(room, firstPage && firstPage.room_id === room.room_id ? firstPage : null);
     else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
     document.body.dataset.ready = "1"; // the rooms (and the room asked for) are shown
+    performance.mark("miniroom:ready"); // how long opening the page took, on the browser's own clock
   } catch (error) {
     showStatus(friendly(error, "load the rooms"));
   }
