@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from playwright.async_api import Browser, Page, expect
 
@@ -140,3 +142,63 @@ async def test_a_streaming_reply_keeps_rendering_as_it_grows(page: Page, live_se
     )
     await expect(body.locator("pre > code")).to_have_text("def add(a, b):\n    return a + b")
     await expect(body.locator("strong")).to_have_text("pytest")
+
+
+# Plain text is drawn without parsing; these cover its edges (lines, paragraphs, quotes, other scripts).
+PLAIN_BODIES = [
+    "ok",
+    "q 12",
+    "Thanks, that works. Can you (also) check the tests?",
+    'She said "fine" and it\'s done - mostly!',
+    "first line\nsecond line\n\nnew paragraph\n\n\n\nand another",
+    "Grüße aus Köln, 東京 and naïve café",
+    "2024 was a good year. 3 cats",
+]
+# Near misses: each has Markdown syntax (or a link GitHub's flavour makes), so it must be parsed.
+NOT_PLAIN_BODIES = [
+    "- a list",
+    "1. first",
+    "2) second",
+    "    indented code",
+    "see www.example.org",
+    "a *word*",
+    "trailing space \nnext",
+    "\nleading newline",
+    "under\n---",
+    "x & y",
+    "mail me@example.org",
+]
+COMPARE = """async (bodies) => {
+  const render = await import("/static/render.js");
+  const html = (fragment) => {
+    const div = document.createElement("div");
+    div.append(fragment);
+    return div.innerHTML;
+  };
+  return bodies.map((body) => [
+    render.isPlain(body), html(render.renderMarkdown(body)), html(render.parsedMarkdown(body)),
+  ]);
+}"""
+
+
+def random_plain_like(count: int) -> list[str]:
+    """Strings from the plain alphabet and a few syntax characters, lines and blank lines among them."""
+    chance = random.Random(20261202)
+    alphabet = "abcé東 ,.?!'\"()-1209\n*_[]#>"
+    return ["".join(chance.choice(alphabet) for _ in range(chance.randint(0, 30))) for _ in range(count)]
+
+
+async def test_plain_text_draws_as_parsed_markdown_would(page: Page, live_server: LiveServer) -> None:
+    lobby(live_server.store)
+    await page.goto(live_server.url)
+    await expect(page.locator("body[data-ready='1']")).to_be_attached()
+    samples = PLAIN_BODIES + NOT_PLAIN_BODIES + random_plain_like(800)
+    results = await page.evaluate(COMPARE, samples)
+    assert [plain for plain, _, _ in results[: len(PLAIN_BODIES)]] == [True] * len(PLAIN_BODIES)
+    not_plain = results[len(PLAIN_BODIES) : len(PLAIN_BODIES) + len(NOT_PLAIN_BODIES)]
+    assert [plain for plain, _, _ in not_plain] == [False] * len(NOT_PLAIN_BODIES)
+    drawn_plain = 0
+    for sample, (plain, drawn, parsed) in zip(samples, results, strict=True):
+        assert drawn == parsed, sample
+        drawn_plain += plain
+    assert drawn_plain >= len(PLAIN_BODIES) + 40  # the random ones reach the plain path too

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from miniroom import __version__
 from miniroom.config.errors import UserError
@@ -114,41 +116,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(error))
 
 
+# Each command's module and function: only the module of the command that runs is imported.
+COMMANDS = {
+    "run": ("miniroom.cli.run", "run_command"),
+    "chat": ("miniroom.cli.chat", "chat_command"),
+    "sessions": ("miniroom.cli.sessions", "sessions_command"),
+    "serve": ("miniroom.cli.serve", "serve_command"),
+    "config": ("miniroom.cli.settings", "config_check_command"),
+    "mcp": ("miniroom.cli.mcp_list", "mcp_list_command"),
+    "profile": ("miniroom.cli.settings", "profile_show_command"),
+    "web": ("miniroom.cli.web", "web_test_command"),
+}
+
+
 def _command(args: argparse.Namespace) -> int:
-    if args.command == "run":
-        from miniroom.cli.run import run_command
-
-        return run_command(args)
-    if args.command == "chat":
-        from miniroom.cli.chat import chat_command
-
-        return chat_command(args)
-    if args.command == "sessions":
-        from miniroom.cli.sessions import sessions_command
-
-        return sessions_command(args)
-    if args.command == "serve":
-        from miniroom.cli.serve import serve_command
-
-        return serve_command(args)
-    if args.command == "config":
-        from miniroom.cli.settings import config_check_command
-
-        return config_check_command(args)
-    if args.command == "mcp":
-        from miniroom.cli.mcp_list import mcp_list_command
-
-        return mcp_list_command(args)
-    if args.command == "profile":
-        from miniroom.cli.settings import profile_show_command
-
-        return profile_show_command(args)
-    if args.command == "web":
-        from miniroom.cli.web import web_test_command
-
-        return web_test_command(args)
-    build_parser().print_help(sys.stderr)
-    return 2
+    if args.command not in COMMANDS:
+        build_parser().print_help(sys.stderr)
+        return 2
+    module, name = COMMANDS[args.command]
+    command: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), name)
+    if not gc.isenabled():  # paused by the console script for the imports (see cli/entry.py)
+        gc.freeze()
+        gc.enable()
+    return command(args)
 
 
 if __name__ == "__main__":
