@@ -174,3 +174,30 @@ async def test_the_page_posts_as_the_person_chosen_in_posting_as(page: Page, liv
         event["sender"] for event in live_server.store.events_after(0) if event["type"] == "m.room.message"
     ]
     assert senders == [BOB, YOU]
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_name_typed_in_full_posts_under_that_name(page: Page, live_server: LiveServer) -> None:
+    lobby(live_server.store)
+    await page.goto(live_server.url)
+    await expect(page.locator("#room-topic")).to_have_text(re.compile(r"· 2 members$"))
+    await page.locator("#posting-as").select_option(label="Someone else…")
+    await page.locator("#posting-as-name").fill("東京")  # no letter of a to z: no account name to derive
+    await page.locator("#posting-as-name").press("Enter")
+    await expect(page.locator("#posting-as-error")).to_contain_text("a letter or digit from a to z")
+    await page.locator("#posting-as-name").fill("  Jürgen   Builder ")
+    await page.locator("#posting-as-name").press("Enter")
+    await expect(page.locator("#me-name")).to_have_text("Jürgen Builder")
+    await expect(page.locator("#me-id")).to_have_text("@jurgen-builder:miniroom.local")
+    await page.locator("#composer-input").fill("Hello from Jürgen")
+    await page.locator("#composer-input").press("Enter")
+    sent = page.locator("#timeline .message", has_text="Hello from Jürgen")
+    await expect(sent.locator(".sender")).to_have_text("Jürgen Builder")
+    await expect(page.locator("#room-topic")).to_have_text(re.compile(r"· 3 members$"))  # the new person
+    [room] = live_server.store.rooms()
+    names = {member.user_id: member.display_name for member in live_server.store.members(room.room_id)}
+    assert names["@jurgen-builder:miniroom.local"] == "Jürgen Builder"
+
+    await page.reload()  # the name as typed is remembered with the choice
+    await expect(page.locator("#posting-as option:checked")).to_have_text("Jürgen Builder")
+    await expect(page.locator("#me-name")).to_have_text("Jürgen Builder")

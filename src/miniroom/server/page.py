@@ -49,8 +49,8 @@ _PAGE = """<!doctype html>
       <span id="me-name">{user_name}</span> <span class="muted" id="me-id">{user_id}</span>
       <label class="posting-as">Posting as <select id="posting-as"></select></label>
       <form id="posting-as-other" class="posting-as-other" hidden>
-        <input id="posting-as-name" type="text" maxlength="32" autocomplete="off" spellcheck="false"
-          placeholder="a name, e.g. bob" aria-label="Name to post as (Enter switches)">
+        <input id="posting-as-name" type="text" maxlength="64" autocomplete="off" spellcheck="false"
+          placeholder="a name, e.g. Bob Builder" aria-label="Name to post as (Enter switches)">
         <span id="posting-as-error" class="posting-as-error" role="alert" hidden></span>
       </form>
     </div>

@@ -76,6 +76,7 @@ function reloadMembers(userId) {
       if (state.room !== room || !fresh) return;
       room.members = fresh.members;
       state.rooms.set(room.room_id, room);
+      showRoomHeader(room);
       for (const view of document.querySelectorAll(".message[data-event-id]")) {
         const message = state.messages.get(view.dataset.eventId);
         if (message) view.querySelector(".sender").textContent = senderName(message.event.sender);
@@ -274,13 +275,17 @@ function renderRooms() {
   }
 }
 
+function showRoomHeader(room) {
+  $("room-name").textContent = room.name;
+  $("room-topic").textContent = `${room.alias} · ${room.members.length} members`;
+}
+
 // Open `room`; `firstPage` is its newest events when they were asked for already (at start).
 async function openRoom(room, firstPage = null) {
   enterRoom(room);
   closeThread();
   history.replaceState(null, "", `?room=${encodeURIComponent(room.key)}`);
-  $("room-name").textContent = room.name;
-  $("room-topic").textContent = `${room.alias} · ${room.members.length} members`;
+  showRoomHeader(room);
   showPerson();
   $("timeline").replaceChildren();
   showErrorLabels();

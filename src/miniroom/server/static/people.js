@@ -1,22 +1,47 @@
 // Who the page posts as: the local user ("You"), or a person named in the sidebar's "Posting as", so one
 // browser can play several people in a room (and see the agents' rules for threads with two people). The
-// choice and the names used are remembered in localStorage; every post, edit and reaction carries `as`.
+// choice and the names used are remembered in localStorage; every post, edit and reaction carries `as`, and the
+// name as typed (`display_name`) when it is more than the short name: "Bob Builder" posts as @bob-builder.
 import { $, element } from "./dom.js";
 import { state } from "./model.js";
 
 const CURRENT = "miniroomPostingAs";
 const NAMES = "miniroomPeople";
+const SHOWN = "miniroomPeopleShown"; // short name -> the name as typed, where they differ
+const MAX_SHOWN = 64; // as the API's display_name
 const NAME = /^[a-z0-9][a-z0-9._-]{0,31}$/;
 const OTHER = "\u0000other"; // the option that asks for a new name
 const LOCAL = { userId: document.body.dataset.userId, name: document.body.dataset.userName };
 const SERVER = LOCAL.userId.slice(LOCAL.userId.indexOf(":") + 1);
 
 let person = null; // the short name posted as, or null for the local user
+let shown = null; // that person's name as typed, when it is more than the short name
 let onSwitch = () => {};
 
 // The fields a request adds to post as the chosen person: `as`, or nothing for the local user.
 export function postingAs() {
-  return person ? { as: person } : {};
+  if (!person) return {};
+  return shown ? { as: person, display_name: shown } : { as: person };
+}
+
+// The short name of a typed name: "Bob Builder" -> "bob-builder", "Jürgen" -> "jurgen".
+function shortName(typed) {
+  return typed
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/\s+/g, "-")
+    .replace(/[^a-z0-9._-]/g, "")
+    .replace(/^[._-]+/, "");
+}
+
+function shownNames() {
+  try {
+    const names = JSON.parse(localStorage.getItem(SHOWN) || "{}");
+    return names && typeof names === "object" && !Array.isArray(names) ? names : {};
+  } catch {
+    return {};
+  }
 }
 
 export function personId(name) {
@@ -39,7 +64,7 @@ function displayName(userId, fallback) {
 
 // The sidebar's line under the rooms: who posts now, by name and id.
 export function showPerson() {
-  const fallback = person ? person.charAt(0).toUpperCase() + person.slice(1) : LOCAL.name;
+  const fallback = person ? shown || person.charAt(0).toUpperCase() + person.slice(1) : LOCAL.name;
   $("me-name").textContent = displayName(state.userId, fallback);
   $("me-id").textContent = state.userId;
 }
@@ -53,15 +78,22 @@ function fillChoices() {
   };
   choice.replaceChildren(
     option("", LOCAL.name),
-    ...remembered().map((name) => option(name, name)),
+    ...remembered().map((name) => option(name, shownNames()[name] || name)),
     option(OTHER, "Someone else…"),
   );
   choice.value = person || "";
 }
 
-function use(name) {
+function use(name, typed = null) {
   person = name || null;
   state.userId = person ? personId(person) : LOCAL.userId;
+  const names = shownNames();
+  if (person && typed !== null) {
+    if (typed === person) delete names[person];
+    else names[person] = typed;
+    localStorage.setItem(SHOWN, JSON.stringify(names));
+  }
+  shown = person && typeof names[person] === "string" ? names[person] : null;
   if (person) {
     const names = remembered().filter((known) => known !== person);
     localStorage.setItem(NAMES, JSON.stringify([person, ...names].slice(0, 20)));
@@ -97,20 +129,22 @@ export function wirePeople(changed) {
   });
   $("posting-as-other").addEventListener("submit", (event) => {
     event.preventDefault();
-    const name = $("posting-as-name").value.trim().toLowerCase();
-    if (name === "" || personId(name) === LOCAL.userId) {
+    const typed = $("posting-as-name").value.trim().replace(/\s+/g, " ");
+    const name = shortName(typed);
+    if (typed === "" || personId(name) === LOCAL.userId) {
       askForName(false);
       use(null);
       return onSwitch();
     }
-    if (!NAME.test(name)) {
+    if (!NAME.test(name) || typed.length > MAX_SHOWN) {
       $("posting-as-error").textContent =
-        'Use 1 to 32 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit.';
+        `Type a name with a letter or digit from a to z or 0 to 9 (its short name, ${name ? `"${name}"` : "empty"}, ` +
+        `is the account: at most 32 of them), and at most ${MAX_SHOWN} characters in all, e.g. Bob Builder or bob.`;
       $("posting-as-error").hidden = false;
       return;
     }
     askForName(false);
-    use(name);
+    use(name, NAME.test(typed) ? name : typed);
     onSwitch();
   });
   $("posting-as-name").addEventListener("keydown", (event) => {
