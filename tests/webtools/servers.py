@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import base64
 import json
+import selectors
+import socket
+import ssl
 import threading
 import urllib.error
 import urllib.request
@@ -71,7 +74,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, self.rfile.read(length)
         )
         self.server.seen.append(seen)
+        self._send(self.server.respond(seen))
+
+    do_GET = do_POST = do_DELETE = _answer
+
+    def do_CONNECT(self) -> None:
+        """A proxy's tunnel to `host:port` (HTTPS through a proxy), when the route answers the CONNECT 200."""
+        seen = Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, b"")
+        self.server.seen.append(seen)
         answer = self.server.respond(seen)
+        if answer.status != 200:
+            return self._send(answer)
+        host, _, port = self.path.rpartition(":")
+        with socket.create_connection((host, int(port)), timeout=30) as upstream:
+            self.send_response(200, "Connection established")
+            self.end_headers()
+            _relay(self.connection, upstream)
+        self.close_connection = True
+
+    def _send(self, answer: Answer) -> None:
         self.send_response(answer.status)
         for name, value in answer.headers.items():
             self.send_header(name, value)
@@ -79,10 +100,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(answer.body)
 
-    do_GET = do_POST = do_DELETE = _answer
-
     def log_message(self, format: str, *args: Any) -> None:  # quiet: pytest shows failures, not traffic
         pass
+
+
+def _relay(one: socket.socket, other: socket.socket) -> None:
+    """Copy bytes both ways until either side closes."""
+    with selectors.DefaultSelector() as selector:
+        selector.register(one, selectors.EVENT_READ, other)
+        selector.register(other, selectors.EVENT_READ, one)
+        while True:
+            for key, _ in selector.select(timeout=30):
+                source: socket.socket = key.fileobj  # type: ignore[assignment]
+                data = source.recv(65536)
+                if not data:
+                    return
+                key.data.sendall(data)
 
 
 class _Server(ThreadingHTTPServer):
@@ -101,12 +134,16 @@ class Running:
 
 
 @contextmanager
-def serve(respond: Route) -> Iterator[Running]:
+def serve(respond: Route, tls: ssl.SSLContext | None = None) -> Iterator[Running]:
+    """`respond` on 127.0.0.1; with `tls` (a certificate for 127.0.0.1), over HTTPS."""
     server = _Server(respond)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    port = server.server_address[1]
     try:
-        yield Running(f"http://127.0.0.1:{server.server_address[1]}", server.seen)
+        yield Running(f"{'https' if tls else 'http'}://127.0.0.1:{port}", server.seen)
     finally:
         server.shutdown()
         server.server_close()
@@ -125,12 +162,14 @@ PROXY_VIA = "1.1 miniroom-test-proxy"
 
 def forwarding_proxy(user: str, password: str) -> Route:
     """An HTTP proxy: asks for Basic credentials (407), then forwards the absolute-form GET with a Via header,
-    as proxies do."""
+    as proxies do, or tunnels a CONNECT (HTTPS)."""
     expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
     def respond(seen: Seen) -> Answer:
         if seen.headers.get("proxy-authorization") != expected:
             return Answer(407, b"credentials needed", {"Proxy-Authenticate": 'Basic realm="test"'})
+        if seen.method == "CONNECT":
+            return Answer(200)  # the handler opens the tunnel; what passes through it stays encrypted
         request = urllib.request.Request(
             seen.target, headers={"Via": PROXY_VIA, "User-Agent": seen.headers["user-agent"]}
         )

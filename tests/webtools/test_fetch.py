@@ -4,17 +4,21 @@ passing the turn down the chain, big pages saved for `read`, and secrets kept ou
 from __future__ import annotations
 
 import logging
+import ssl
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trustme
 
+from miniroom.config.tls import trusted_tls_context
 from miniroom.engine.tool import ToolError
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.read import ReadTool
-from tests.webtools.conftest import write_catalogue
-from tests.webtools.servers import Running, forwarding_proxy, serve
+from tests.webtools.conftest import site_routes, write_catalogue
+from tests.webtools.servers import Running, by_path, forwarding_proxy, serve
 from tests.webtools.support import build_tools, call, text
 
 PROXY_USER, PROXY_PASSWORD = "ann", "proxy-secret-731"
@@ -116,6 +120,50 @@ async def test_a_site_that_blocks_plain_requests_is_fetched_through_the_proxy(
     assert outcomes[0].endswith("outcome=failed reason=HTTP 403 Forbidden")
     assert outcomes[1].endswith("outcome=ok")
     assert PROXY_PASSWORD not in caplog.text
+
+
+@pytest.fixture
+def secure_site(monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
+    """The site over HTTPS, its certificate from a local CA that SSL_CERT_FILE names, as a company CA."""
+    authority = trustme.CA()
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(served)
+    with (
+        authority.cert_pem.tempfile() as trusted,
+        serve(by_path(site_routes(threading.Event())), served) as site,
+    ):
+        monkeypatch.setenv("SSL_CERT_FILE", trusted)
+        trusted_tls_context.cache_clear()  # read again with this variable, and again after the test
+        yield site
+    trusted_tls_context.cache_clear()
+
+
+async def test_an_https_page_comes_through_the_proxys_tunnel(
+    tmp_path: Path, secure_site: Running, proxy: Running
+) -> None:
+    url = f"{secure_site.url}/page.html"
+    failed, shown, details = await fetch(tmp_path, proxied(proxy.url), url)
+    assert not failed, shown
+    assert shown.startswith(f"Fetched {url} with Proxy\n\n# Asyncio tasks\n\n")
+    assert details["status"] == 200
+    [tunnel] = proxy.seen  # one CONNECT; the GET inside the tunnel stays encrypted from the proxy
+    assert (tunnel.method, tunnel.target) == ("CONNECT", secure_site.url.removeprefix("https://"))
+    assert tunnel.headers["proxy-authorization"].startswith("Basic ")
+    assert [seen.path for seen in secure_site.seen] == ["/page.html"]
+
+
+async def test_an_https_page_with_an_untrusted_certificate_is_refused(
+    tmp_path: Path, secure_site: Running, proxy: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SSL_CERT_FILE")
+    trusted_tls_context.cache_clear()  # certifi's authorities only: the local CA is unknown to them
+    url = f"{secure_site.url}/page.html"
+    failed, shown, _ = await fetch(tmp_path, proxied(proxy.url), url)
+    assert failed
+    assert "Proxy: the site's certificate is not trusted ([SSL: CERTIFICATE_VERIFY_FAILED]" in shown, shown
+    assert "set SSL_CERT_FILE to its certificate" in shown
+
+    assert secure_site.seen == []
 
 
 async def test_a_proxy_refusing_the_credentials_fails_without_showing_them(

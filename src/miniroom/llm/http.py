@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 import html
 import json
-import os
 import re
 import socket
-import ssl
-import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -17,9 +13,9 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
 
-import certifi
 import httpx
 
+from miniroom.config.tls import TRUST_HINT, trusted_tls_context, untrusted_certificate
 from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.model import Model
 from miniroom.llm.providers import get_template
@@ -56,48 +52,9 @@ _CONTEXT_OVERFLOW = (
 UNBOUNDED_READS = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
 
 
-class _TrustLoadedOnUse(ssl.SSLContext):
-    """A verifying client context whose trusted certificates are loaded at its first TLS connection: loading
-    them takes tens of milliseconds, which a run against a plain-HTTP provider (a local model) never needs."""
-
-    _cafile: str | None = None
-    _capath: str | None = None
-    _loaded = False
-
-    def _load_trust(self) -> None:
-        if not self._loaded:
-            self.load_verify_locations(self._cafile, self._capath)
-            self._loaded = True
-
-    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
-        self._load_trust()
-        return super().wrap_socket(*args, **kwargs)
-
-    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
-        self._load_trust()
-        return super().wrap_bio(*args, **kwargs)
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """The certificates to trust (SSL_CERT_FILE / SSL_CERT_DIR, else certifi's), as httpx picks them; one
-    context a process, so every new client (a room turn, a subagent) shares the loaded certificates."""
-    context = _TrustLoadedOnUse(ssl.PROTOCOL_TLS_CLIENT)  # as ssl.create_default_context: verifies hosts
-    if os.environ.get("SSL_CERT_FILE"):
-        context._cafile = os.environ["SSL_CERT_FILE"]
-    elif os.environ.get("SSL_CERT_DIR"):
-        context._capath = os.environ["SSL_CERT_DIR"]
-    else:
-        context._cafile = certifi.where()
-    keylog = os.environ.get("SSLKEYLOGFILE")
-    if keylog and not sys.flags.ignore_environment:  # as ssl.create_default_context
-        context.keylog_filename = keylog
-    return context
-
-
 def make_client() -> httpx.AsyncClient:
     """One client to share between requests; proxies come from HTTP(S)_PROXY, ALL_PROXY and NO_PROXY."""
-    return httpx.AsyncClient(trust_env=True, timeout=UNBOUNDED_READS, verify=_tls_context())
+    return httpx.AsyncClient(trust_env=True, timeout=UNBOUNDED_READS, verify=trusted_tls_context())
 
 
 def failure_from_status(
@@ -206,6 +163,8 @@ def failure_from_exception(model: Model, exc: httpx.HTTPError | httpx.InvalidURL
             "the same address would not resolve again, so it is not retried."
         )
         return ProviderFailure(ErrorKind.UNKNOWN_HOST, message)
+    elif untrusted_certificate(exc):
+        message = f"the certificate of {where} is not trusted ({detail}); {TRUST_HINT}."
     elif isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
         message = (
             f"cannot connect to {where} ({detail}): check the base URL, the network and any proxy settings."

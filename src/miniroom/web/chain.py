@@ -15,6 +15,7 @@ from typing import Generic, TypeVar
 
 import httpx
 
+from miniroom.config.tls import TRUST_HINT, untrusted_certificate
 from miniroom.web.catalogue import ServiceEntry
 from miniroom.web.services import FinalFailure, ServiceFailure
 from miniroom.web.settings import ServiceSettings, SettingsError, redact, resolve_settings
@@ -65,6 +66,8 @@ def failure_reason(error: BaseException) -> str:
         return str(error)
     if isinstance(error, httpx.TimeoutException | TimeoutError):
         return "timed out"
+    if untrusted_certificate(error):
+        return f"the site's certificate is not trusted ({error}); {TRUST_HINT}"
     if isinstance(error, httpx.HTTPError):
         return f"{type(error).__name__}: {error}".rstrip(": ")
     return f"{type(error).__name__}: {error}"

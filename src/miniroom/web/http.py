@@ -3,14 +3,13 @@ URL a vendor is reached at (`MINIROOM_WEB_BASE_URL_<TYPE>` points a type at a st
 
 from __future__ import annotations
 
-import functools
 import json
-import ssl
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
+from miniroom.config.tls import trusted_tls_context
 from miniroom.web.services import FetchedPage, ServiceFailure
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -24,12 +23,6 @@ def base_url(type_name: str, default: str, environ: Mapping[str, str]) -> str:
     return (environ.get(BASE_URL_VARIABLE.format(type_name.upper())) or default).rstrip("/")
 
 
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """One TLS context for every service: loading the CA store takes tens of milliseconds each time."""
-    return ssl.create_default_context()
-
-
 def client(
     timeout: float, proxy: httpx.Proxy | str | None = None, headers: Mapping[str, str] | None = None
 ) -> httpx.AsyncClient:
@@ -41,7 +34,7 @@ def client(
         proxy=proxy,
         trust_env=proxy is None,
         headers=headers,
-        verify=_tls(),
+        verify=trusted_tls_context(),
     )
 
 
