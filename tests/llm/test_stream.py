@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 
 import httpx
@@ -10,6 +11,7 @@ import pytest
 
 from miniroom.llm.events import StreamEvent, TextDelta
 from miniroom.llm.http import make_client
+from miniroom.llm.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from miniroom.llm.model import Model
 from miniroom.llm.stream import RequestOptions, stream_response
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
@@ -73,3 +75,25 @@ async def test_a_shared_client_serves_both_protocols_in_turn(provider: ScriptedP
         "openai-completions",
         "anthropic-messages",
     ]
+
+
+@pytest.mark.parametrize("make_model", [anthropic_model, openai_model], ids=["anthropic", "openai"])
+async def test_the_request_body_carries_any_json_a_conversation_holds(
+    provider: ScriptedProvider, make_model: Callable[..., Model]
+) -> None:
+    """Written fast by orjson, or by json where orjson refuses (an integer past 64 bits, from a tool call)."""
+    call = ToolCall("call_1", "bash", {"count": 2**70, "text": 'naïve 東京 \u2028 "quoted"'})
+    context = context_of(
+        UserMessage.of_text("go"),
+        AssistantMessage([call], stop_reason="tool_use"),
+        ToolResultMessage("call_1", "bash", [TextContent("ok")]),
+    )
+    provider.script(Reply(text="done"), Reply(text="done"))
+    for case in (context, context_of(UserMessage.of_text("naïve 東京"))):
+        _, done = await collect(make_model(provider), case)
+        assert done.error is None, done.error
+    first, second = provider.requests
+    sent = json.dumps(first.body, ensure_ascii=False)
+    assert "1180591620717411303424" in sent
+    assert "naïve 東京 \u2028" in sent
+    assert "naïve 東京" in json.dumps(second.body, ensure_ascii=False)

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import orjson
 
 from miniroom.config.tls import TRUST_HINT, trusted_tls_context, untrusted_certificate
 from miniroom.llm.errors import ErrorKind, ProviderFailure
@@ -55,6 +56,15 @@ UNBOUNDED_READS = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
 def make_client() -> httpx.AsyncClient:
     """One client to share between requests; proxies come from HTTP(S)_PROXY, ALL_PROXY and NO_PROXY."""
     return httpx.AsyncClient(trust_env=True, timeout=UNBOUNDED_READS, verify=trusted_tls_context())
+
+
+def json_bytes(body: Any) -> bytes:
+    """A request body as JSON: by orjson, which writes a long conversation's some 15x faster than the json
+    module, re-sent whole at every request; by json for what orjson refuses (an integer past 64 bits)."""
+    try:
+        return orjson.dumps(body)
+    except TypeError:
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def failure_from_status(

@@ -17,6 +17,7 @@ from miniroom.llm.http import (
     UNBOUNDED_READS,
     failure_from_exception,
     failure_from_status,
+    json_bytes,
     make_client,
     protocol_failure,
     stalled_failure,
@@ -74,8 +75,9 @@ async def _exchange(
     deadline = _Deadline(model, options)
     try:
         async with AsyncExitStack() as stack:
+            content = json_bytes(request.body)  # wire.request_headers says it is JSON
             sending = client.stream(
-                "POST", request.url, headers=request.headers, json=request.body, timeout=UNBOUNDED_READS
+                "POST", request.url, headers=request.headers, content=content, timeout=UNBOUNDED_READS
             )
             response = await deadline.wait(stack.enter_async_context(sending))
             deadline.restart()
