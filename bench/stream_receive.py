@@ -8,6 +8,7 @@ attribute, which copies the whole text every time, took 4.8x at 2 MB, and grows 
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 import time
 
@@ -21,6 +22,7 @@ from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 
 ANSWER_BYTES = 2_000_000
 BUDGET_RATIO = 3.0
+PAIRS = 3
 FRAGMENT = 16  # characters per text delta: real providers stream a few tokens at a time
 
 
@@ -60,15 +62,21 @@ async def _plain_read(provider: ScriptedProvider, answer: str) -> tuple[float, i
 
 def main() -> int:
     answer = _answer()
+    runs = []
     with ScriptedProvider() as provider:
-        engine, events = asyncio.run(_through_the_engine(provider, answer))
-        plain, size = asyncio.run(_plain_read(provider, answer))
-    ratio = engine / plain
+        for _ in range(PAIRS):  # side by side, so a drift in the machine's speed weighs on both alike
+            gc.collect()
+            engine, events = asyncio.run(_through_the_engine(provider, answer))
+            gc.collect()
+            plain, size = asyncio.run(_plain_read(provider, answer))
+            runs.append((engine / plain, engine, plain))
+    ratio, engine, plain = sorted(runs)[len(runs) // 2]
     verdict = "ok" if ratio <= BUDGET_RATIO else "OVER BUDGET"
     print(
         f"stream receive: a {len(answer) / 1e6:.1f} MB answer ({size / 1e6:.1f} MB on the wire, "
-        f"{events:,} events) | plain read {plain * 1000:.0f} ms | stream_response {engine * 1000:.0f} ms "
-        f"({ratio:.1f}x; budget {BUDGET_RATIO:g}x) {verdict}"
+        f"{events:,} events), median of {PAIRS} | plain read {plain * 1000:.0f} ms | stream_response "
+        f"{engine * 1000:.0f} ms ({ratio:.1f}x; runs: {', '.join(f'{r[0]:.1f}x' for r in sorted(runs))}; "
+        f"budget {BUDGET_RATIO:g}x) {verdict}"
     )
     return 0 if ratio <= BUDGET_RATIO else 1
 
