@@ -508,6 +508,8 @@ def test_compact_command_in_chat(workspace: Workspace, provider: ScriptedProvide
         chat.send("QUESTION-ONE")
         chat.expect("answer-one")
         chat.expect("session $")
+        chat.send("/compact")
+        chat.expect("not compacted: nothing to compact: the conversation has no earlier part to summarize")
         chat.send("QUESTION-TWO")
         chat.expect("answer-two")
         chat.expect("session $", timeout=10)

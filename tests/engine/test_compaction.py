@@ -10,7 +10,9 @@ from miniroom.engine.agent import AgentConfig
 from miniroom.engine.compaction import (
     SUMMARIZER_PROMPT,
     Compactor,
-    choose_first_kept,
+    Cut,
+    NotCompacted,
+    choose_cut,
     context_tokens,
     file_activity,
     last_reported,
@@ -122,7 +124,9 @@ async def test_manual_compaction_with_nothing_old_does_nothing(
     provider.script(Reply(text="short"))
     agent, _ = make_agent(provider, tmp_path)
     await agent.prompt("hi")
-    assert await agent.compact("manual") is False
+    outcome = await agent.compact("manual")
+    assert isinstance(outcome, NotCompacted)
+    assert outcome.why.startswith("nothing to compact: the conversation has no earlier part to summarize")
     assert len(provider.requests) == 1
 
 
@@ -142,8 +146,15 @@ def test_the_cut_never_splits_a_tool_call_from_its_result() -> None:
         entry(UserMessage.of_text("new " + LONG)),
         entry(AssistantMessage([TextContent(LONG)])),
     ]
-    assert choose_first_kept(entries, keep_recent_tokens=600) == 3
-    assert choose_first_kept(entries, keep_recent_tokens=10) == 3
+    assert choose_cut(entries, keep_recent_tokens=600) == Cut(3)
+    assert choose_cut(entries, keep_recent_tokens=10) == Cut(3)  # the answer right after it: no gain
+    # inside the first turn: at the answer whose call has its result, keeping the turn's request
+    inside = [entries[0], entry(AssistantMessage([TextContent("looking")])), *entries[1:]]
+    assert choose_cut(inside, keep_recent_tokens=1_100) == Cut(2, request=0)
+    assert choose_cut(inside, keep_recent_tokens=9_999) == Cut(4)  # too little to keep: whole turns
+    assert choose_cut(inside, keep_recent_tokens=1_100, request_limit=100) == Cut(2)  # too large to keep
+    assert choose_cut(entries[:1]) is None
+    assert choose_cut(entries[:2], keep_recent_tokens=1) is None  # a first answer: nothing to summarize yet
     assert file_activity([call]).read == {"a.py"}
 
 

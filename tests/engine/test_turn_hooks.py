@@ -11,6 +11,7 @@ from miniroom.engine import (
     ALLOW,
     PASS,
     CompactTrigger,
+    NotCompacted,
     PromptVerdict,
     Session,
     Tool,
@@ -144,7 +145,9 @@ async def test_a_refused_compaction_does_not_run(
     agent, _ = make_agent(provider, tmp_path, hooks=rules)
     await agent.prompt("one")
     await agent.prompt("two")
-    assert await agent.compact("manual") is False
+    outcome = await agent.compact("manual")
+    assert isinstance(outcome, NotCompacted)
+    assert outcome.why == "a PreCompact hook blocked the compaction"
     assert ("pre_compact", "manual") in rules.calls
     assert len(provider.requests) == 2  # no summary was asked for
 

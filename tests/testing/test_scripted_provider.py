@@ -712,3 +712,100 @@ def test_fragment_sets_the_size_of_the_streamed_pieces(
     response = anthropic(client, provider, stream=True)
     deltas = [json.loads(data)["delta"] for name, data in sse(response.text) if name == "content_block_delta"]
     assert [delta["text"] for delta in deltas] == ["abc", "def", "gh"]
+
+
+def _long_anthropic_body(turns: int) -> dict[str, Any]:
+    """A conversation that grows by a turn at a time, with cache marks where miniroom puts them: the
+    system prompt and the newest message."""
+    messages: list[dict[str, Any]] = []
+    for n in range(turns):
+        if messages:
+            messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {n}"}]})
+        messages.append(
+            {"role": "user", "content": [{"type": "text", "text": f"question {n} " + "q" * 4_000}]}
+        )
+    messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    system = [{"type": "text", "text": "s" * 5_000, "cache_control": {"type": "ephemeral"}}]
+    return {"system": system, "messages": messages}
+
+
+def test_anthropic_reads_the_prefix_an_earlier_request_wrote_at_its_breakpoint(
+    provider: ScriptedProvider, client: httpx.Client
+) -> None:
+    provider.script(Reply(text="a"), Reply(text="b"))
+    first = anthropic(client, provider, **_long_anthropic_body(3)).json()["usage"]
+    assert first["cache_read_input_tokens"] == 0
+    assert first["cache_creation_input_tokens"] > 4_000  # the whole prompt up to its last mark
+    second_body = _long_anthropic_body(4)  # the same conversation, one turn longer
+    response = anthropic(client, provider, **second_body)
+    second = response.json()["usage"]
+    assert second["cache_read_input_tokens"] == first["cache_creation_input_tokens"]
+    total = len(response.request.content) // 4
+    assert (
+        second["input_tokens"] + second["cache_read_input_tokens"] + second["cache_creation_input_tokens"]
+        == total
+    )
+
+
+def test_anthropic_caches_nothing_without_a_breakpoint(
+    provider: ScriptedProvider, client: httpx.Client
+) -> None:
+    provider.script(Reply(text="a"), Reply(text="b"))
+    body = {"messages": [{"role": "user", "content": "q" * 20_000}]}
+    anthropic(client, provider, **body)
+    usage = anthropic(client, provider, **body).json()["usage"]
+    assert usage["cache_read_input_tokens"] == usage["cache_creation_input_tokens"] == 0
+
+
+def test_openai_caches_any_earlier_prefix_in_steps_of_128(
+    provider: ScriptedProvider, client: httpx.Client
+) -> None:
+    provider.script(Reply(text="a"), Reply(text="b"), Reply(text="c"))
+    first = [{"role": "user", "content": "q" * 8_000}]
+    assert (
+        openai(client, provider, messages=first).json()["usage"]["prompt_tokens_details"]["cached_tokens"]
+        == 0
+    )
+    longer = [*first, {"role": "assistant", "content": "a"}, {"role": "user", "content": "more"}]
+    usage = openai(client, provider, messages=longer).json()["usage"]
+    cached = usage["prompt_tokens_details"]["cached_tokens"]
+    assert cached >= 1_920
+    assert cached % 128 == 0
+    assert usage["prompt_tokens"] > cached  # the new part is not cached
+    other = [{"role": "user", "content": "r" * 8_000}]
+    assert (
+        openai(client, provider, messages=other).json()["usage"]["prompt_tokens_details"]["cached_tokens"]
+        == 0
+    )
+
+
+def test_a_request_over_the_window_is_refused_in_each_vendors_words(client: httpx.Client) -> None:
+    with ScriptedProvider(context_window=1_000) as provider:
+        provider.script(Reply(text="served to the short one"))
+        too_long = [{"role": "user", "content": "z" * 8_000}]
+        response = anthropic(client, provider, messages=too_long)
+        assert response.status_code == 400
+        tokens = len(response.request.content) // 4
+        assert response.json()["error"] == {
+            "type": "invalid_request_error",
+            "message": f"prompt is too long: {tokens} tokens > 1000 maximum",
+        }
+        response = openai(client, provider, messages=too_long)
+        assert response.status_code == 400
+        error = response.json()["error"]
+        assert error["code"] == "context_length_exceeded"
+        assert error["type"] == "invalid_request_error"
+        assert "maximum context length is 1000 tokens" in error["message"]
+        assert provider.refused == 2
+        assert len(provider.requests) == 2  # recorded, but the scripted reply waits for a request that fits
+        short = anthropic(client, provider, messages=[{"role": "user", "content": "hi"}])
+        assert short.json()["content"][0]["text"] == "served to the short one"
+
+
+def test_a_repeating_route_never_empties(provider: ScriptedProvider, client: httpx.Client) -> None:
+    provider.script_for("summarize", Reply(text="a summary"), repeat=True)
+    provider.script(Reply(text="other"))
+    for _ in range(3):
+        text = anthropic(client, provider, messages=[{"role": "user", "content": "summarize it"}]).json()
+        assert text["content"][0]["text"] == "a summary"
+    assert provider.pending_replies == 1

@@ -10,7 +10,7 @@ from miniroom.agent.minimal import CommandLine
 from miniroom.agent.modes import switch_mode
 from miniroom.agent.switching import switch_model, switch_thinking
 from miniroom.config.errors import UserError
-from miniroom.engine import Agent
+from miniroom.engine import Agent, NotCompacted
 from miniroom.llm import THINKING_LEVELS
 
 HELP = """\
@@ -55,10 +55,10 @@ def _mode(agent: Agent, argument: str, env: Mapping[str, str]) -> str:
 def _compact(agent: Agent, runner: asyncio.Runner) -> str:
     if len(agent.messages) < 2:
         return "nothing to compact yet"
-    done = runner.run(agent.compact("manual"))
-    return (
-        "compacted" if done else "nothing to compact (the whole conversation is recent) or the summary failed"
-    )
+    outcome = runner.run(agent.compact("manual"))
+    if isinstance(outcome, NotCompacted):
+        return f"not compacted: {outcome.why}"
+    return f"compacted: {outcome.tokens_before:,} → {outcome.tokens_after:,} tokens"
 
 
 def run_chat_command(agent: Agent, text: str, runner: asyncio.Runner, env: Mapping[str, str]) -> ChatAction:

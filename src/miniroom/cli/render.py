@@ -169,9 +169,8 @@ def notice_line(event: AgentEvent) -> str | None:
     if isinstance(event, RetryScheduled):
         return retry_line(event)
     if isinstance(event, Compacted):
-        return (
-            f"⟳ context compacted ({event.reason}): {event.tokens_before:,} → {event.tokens_after:,} tokens"
-        )
+        done = "compacted" if event.action == "summarized" else event.summary
+        return f"⟳ context {done} ({event.reason}): {event.tokens_before:,} → {event.tokens_after:,} tokens"
     return None
 
 

@@ -6,6 +6,7 @@ holds them to it); the modules themselves import one another directly.
 
 from miniroom.engine.agent import ABORTED_TOOL_TEXT, Agent, AgentConfig, BetweenBatches
 from miniroom.engine.call_records import CallRecord, find_call
+from miniroom.engine.compaction import NotCompacted
 from miniroom.engine.events import (
     AgentEvent,
     Compacted,
@@ -89,6 +90,7 @@ __all__ = [
     "EventListener",
     "Hold",
     "MessageCompleted",
+    "NotCompacted",
     "PromptVerdict",
     "RetryPolicy",
     "RetryScheduled",

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import httpx
 
 import miniroom.engine.events as ev
-from miniroom.engine.compaction import Compactor
+from miniroom.engine.compaction import Compactor, Done, NotCompacted
 from miniroom.engine.hooks import NO_HOOKS, PASS, CompactTrigger, PromptVerdict, TurnHooks, with_context
 from miniroom.engine.inbox import TurnInbox
 from miniroom.engine.model_context import model_context
@@ -29,6 +29,7 @@ from miniroom.engine.tool import (
     ToolSource,
     run_tool_call,
 )
+from miniroom.engine.tool_output import KEEP_RECENT_ROUNDS
 from miniroom.llm import (
     AssistantMessage,
     Context,
@@ -60,6 +61,8 @@ async def _nothing_between_batches() -> None:
 
 
 ABORTED_TOOL_TEXT = "Aborted by the user before the tool finished."
+# "Too long" refusals one request may meet: each is followed by a strictly smaller request.
+MAX_OVERFLOW_SHRINKS = 8
 
 
 @dataclass
@@ -268,19 +271,20 @@ class Agent:
             self._inner = None
 
     async def _request(self, turn_usage: Usage) -> tuple[AssistantMessage, ProviderFailure | None]:
-        """One model answer: compacting first when the context is full, retrying transient failures."""
+        """One model answer: making room first when the context is full, retrying transient failures."""
         if self.compactor.due(self.messages, self.config):
-            await self.compact("threshold", turn_usage)
+            await self._make_room(turn_usage)
         policy = self.config.retry
-        attempt, overflow_compacted = 1, False
+        attempt, shrinks = 1, 0
         while True:
             message, error = await self._attempt(turn_usage)
             if error is None or message.stop_reason == "aborted":
                 return message, error
-            if error.kind is ErrorKind.CONTEXT_OVERFLOW and not overflow_compacted:
-                overflow_compacted = True
-                if await self.compact("overflow", turn_usage):
+            if error.kind is ErrorKind.CONTEXT_OVERFLOW:
+                shrinks += 1
+                if shrinks <= MAX_OVERFLOW_SHRINKS and await self._shrink(error, turn_usage):
                     continue
+                return message, error
             if not error.retryable or attempt >= policy.max_attempts:
                 return message, error
             wait = policy.wait_before(error.retry_after)
@@ -340,11 +344,44 @@ class Agent:
                 return event
         raise RuntimeError("the model stream ended without a final message")
 
-    async def compact(self, reason: str = "manual", turn_usage: Usage | None = None) -> bool:
-        """Summarize the older part of the context into a compaction entry; False when nothing was done."""
+    async def _make_room(self, turn_usage: Usage) -> None:
+        """Near the window: clear old tool output, and summarize when that leaves too little room."""
+        cleared = self._adopt(
+            self.compactor.clear("threshold", self.messages, self.config, KEEP_RECENT_ROUNDS)
+        )
+        if cleared and self.compactor.roomy(self.messages, self.config):
+            return
+        await self.compact("threshold", turn_usage)
+
+    async def _shrink(self, error: ProviderFailure, turn_usage: Usage) -> bool:
+        """After a "too long" refusal, make the next request strictly smaller: clear all but the newest
+        round's output, else summarize, else cut the largest output; False when nothing is left to do."""
+        self.compactor.refused(self.messages, self.config, error.message)
+        before = self.compactor.tokens(self.messages, self.config)
+        if self._adopt(self.compactor.clear("overflow", self.messages, self.config, keep_rounds=1)):
+            return True
+        if self._adopt(self.compactor.truncate("overflow", self.messages, self.config, over_share=4)):
+            return True  # one output a quarter of the window: summarizing the rest would not do
+        compacted = await self.compact("overflow", turn_usage)
+        if isinstance(compacted, ev.Compacted) and compacted.tokens_after < before:
+            return True
+        return self._adopt(self.compactor.truncate("overflow", self.messages, self.config))
+
+    def _adopt(self, done: Done | None) -> bool:
+        """Go on with the context a step of compaction left, and tell of it; False when it did nothing."""
+        if done is None:
+            return False
+        event, self.messages = done
+        self._emit(event)
+        return True
+
+    async def compact(
+        self, reason: str = "manual", turn_usage: Usage | None = None
+    ) -> ev.Compacted | NotCompacted:
+        """Summarize the older part of the context into a compaction entry: what was done, or why not."""
         trigger: CompactTrigger = "manual" if reason == "manual" else "auto"
         if not await self._hooked(self.config.hooks.pre_compact(trigger), False):
-            return False
+            return NotCompacted("a PreCompact hook blocked the compaction")
         usage = turn_usage or Usage()
 
         async def summarize(request: Context, options: RequestOptions) -> StreamDone | None:
@@ -358,11 +395,10 @@ class Agent:
             return done
 
         compacted = await self.compactor.compact(reason, self.messages, self.config, summarize)
-        if compacted is None:
-            return False
-        event, self.messages = compacted
-        self._emit(event)
-        return True
+        if isinstance(compacted, NotCompacted):
+            return compacted
+        self._adopt(compacted)
+        return compacted[0]
 
     def _aborted_message(self, text: str) -> AssistantMessage:
         model = self.config.model

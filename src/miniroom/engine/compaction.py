@@ -1,201 +1,148 @@
-"""Compaction: when the context nears the model's window, older turns become one structured summary.
+"""Compaction: when the context nears the model's window, room is made, the cheap way first.
+
+1. Old tool output is cleared (`tool_output`): each result but the newest rounds' becomes a one-line stub.
+2. When that is not enough, the older part is summarized: the cut may fall inside the running turn, at an
+   answer whose tool calls all have their results, and the request that started the turn is kept verbatim.
+3. After a provider's "too long" refusal, the largest tool result is cut to its head and tail as a last step.
 
 The decisions are pure functions; `Compactor` carries them out for one agent: it keeps the running token
-estimate of the agent's context and, when asked, has the model summarize the older part into the session.
+estimate of the agent's context and records what it did in the session.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
+from miniroom.engine.context_size import (
+    RESERVE_TOKENS,
+    compaction_threshold,
+    context_tokens,
+    estimate_text_tokens,
+    estimate_tokens,
+    last_reported,
+    needs_compaction,
+    refused_tokens,
+    running_estimates,
+    token_ratio,
+)
 from miniroom.engine.events import Compacted
 from miniroom.engine.session import Session
+from miniroom.engine.summary_prompt import (
+    SUMMARIZER_PROMPT,
+    bounded_summary,
+    file_activity,
+    summary_request,
+)
 from miniroom.engine.tool import Tool
+from miniroom.engine.tool_output import (
+    clearable_output,
+    largest_output,
+    with_replacements,
+)
 from miniroom.llm import (
-    AssistantMessage,
     Context,
-    ImageContent,
     Message,
     Model,
     RequestOptions,
     StreamDone,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
     ToolResultMessage,
-    UserMessage,
     message_from_dict,
 )
 
-RESERVE_TOKENS = 16_384  # room left for the next answer before compaction starts
-KEEP_RECENT_TOKENS = 20_000  # the newest turns stay verbatim
-IMAGE_TOKENS = 1_200
-TOOL_RESULT_CHARS = 2_000  # how much of each tool result the summarizer reads
+__all__ = [
+    "KEEP_RECENT_TOKENS",
+    "SUMMARIZER_PROMPT",
+    "Compactor",
+    "Cut",
+    "NotCompacted",
+    "choose_cut",
+    "context_tokens",
+    "file_activity",
+    "last_reported",
+    "needs_compaction",
+    "token_ratio",
+]
 
-SUMMARIZER_PROMPT = """\
-You are summarizing a coding session so that it can continue with a fresh context. Write a concise summary in
-Markdown with exactly these sections:
-## Goal
-What the user wants, in their words where it matters.
-## Decisions
-Constraints, preferences and decisions made so far, and why.
-## Progress
-What is done, what is in progress, and what failed.
-## Next steps
-What should happen next, in order.
-## Files
-Files read and files modified, with one line each on what matters about them.
-Keep every detail needed to continue the work (names, paths, commands, error messages). Do not continue the
-conversation; only summarize it."""
+KEEP_RECENT_TOKENS = 20_000  # the newest part of the context stays verbatim
+SUMMARY_MAX_TOKENS = 8_192  # asked of the summarizer; a longer summary is cut
+CLEARING_TARGET = 0.6  # clearing alone is enough when it leaves the context under 60% of the threshold
 
 
-def estimate_tokens(message: Message) -> int:
-    """A rough count (characters / 4); `token_ratio` calibrates it against what the provider reports."""
-    chars = 0
-    images = 0
-    for block in message.content:
-        if isinstance(block, TextContent):
-            chars += len(block.text)
-        elif isinstance(block, ThinkingContent):
-            chars += len(block.thinking)
-        elif isinstance(block, ToolCall):
-            chars += len(block.name) + len(json.dumps(block.arguments))
-        elif isinstance(block, ImageContent):
-            images += 1
-    return chars // 4 + images * IMAGE_TOKENS
+@dataclass(frozen=True)
+class Cut:
+    """Where the verbatim part of the context starts, and the turn's request kept before it (if any)."""
+
+    first_kept: int
+    request: int | None = None  # the user message that started the turn the cut falls inside
 
 
-def estimate_text_tokens(text: str) -> int:
-    return len(text) // 4
+@dataclass(frozen=True)
+class NotCompacted:
+    """Why nothing was compacted, in words for the person who asked."""
+
+    why: str
 
 
-def last_reported(messages: Sequence[Message], usage_valid_from: int = 0) -> tuple[int, int] | None:
-    """(index, tokens) of the newest answer whose usage measured the context as it is now.
-
-    Usage reported before `usage_valid_from` measured a context that a compaction has since replaced."""
-    for index in range(len(messages) - 1, usage_valid_from - 1, -1):
-        message = messages[index]
-        if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
-            usage = message.usage
-            reported = usage.input + usage.cache_read + usage.cache_write + usage.output
-            if reported:
-                return index, reported
-    return None
+def _role(entry: Mapping[str, Any]) -> object:
+    return entry["message"].get("role")
 
 
-def token_ratio(reported: int, estimated: int) -> float:
-    """How many tokens the provider counted per estimated token of the same context: CJK text or base64 is
-    far more tokens than characters / 4. At least 1: an estimate is never trusted below characters / 4."""
-    return max(1.0, reported / estimated) if estimated > 0 else 1.0
+def _valid_cuts(entries: Sequence[Mapping[str, Any]]) -> list[bool]:
+    """Each entry that can start the verbatim part: a user message, or an answer whose tool calls all have
+    their results, so no call is ever separated from its result (and not the answer right after a user
+    message: cutting there would summarize nothing of the turn)."""
+    answered = {e["message"].get("toolCallId") for e in entries if _role(e) == "toolResult"}
+    valid = []
+    for index, entry in enumerate(entries):
+        message = entry["message"]
+        if _role(entry) == "user":
+            valid.append(True)
+        elif index and _role(entries[index - 1]) == "user":
+            valid.append(False)
+        elif _role(entry) == "assistant" and message.get("stopReason") not in ("error", "aborted"):
+            content = message.get("content")
+            blocks = content if isinstance(content, list) else []
+            calls = [b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "toolCall"]
+            valid.append(all(call in answered for call in calls))
+        else:
+            valid.append(False)
+    return valid
 
 
-def context_tokens(messages: Sequence[Message], usage_valid_from: int = 0, ratio: float = 1.0) -> int:
-    """Tokens of the context: the last reported usage, plus the estimate (times `ratio`, see `token_ratio`)
-    of what came after it; the whole estimate when nothing was reported."""
-    last = last_reported(messages, usage_valid_from)
-    if last is None:
-        return round(ratio * sum(estimate_tokens(m) for m in messages))
-    index, reported = last
-    return reported + round(ratio * sum(estimate_tokens(m) for m in messages[index + 1 :]))
-
-
-def needs_compaction(
-    messages: Sequence[Message],
-    context_window: int,
-    usage_valid_from: int = 0,
+def choose_cut(
+    entries: Sequence[Mapping[str, Any]],
+    keep_recent_tokens: int = KEEP_RECENT_TOKENS,
     ratio: float = 1.0,
-    reserve: int = RESERVE_TOKENS,
-) -> bool:
-    tokens = context_tokens(messages, usage_valid_from, ratio)
-    return tokens > max(context_window - reserve, context_window // 2)
-
-
-def choose_first_kept(
-    entries: Sequence[dict[str, Any]], keep_recent_tokens: int = KEEP_RECENT_TOKENS, ratio: float = 1.0
-) -> int:
-    """Index of the first entry kept verbatim: a user message, so no tool call is split from its result.
+    request_limit: int | None = None,
+) -> Cut | None:
+    """The latest cut that keeps at least `keep_recent_tokens` verbatim (else the earliest user message,
+    so a short conversation is summarized by whole turns); None when there is nothing to summarize. A cut
+    inside a turn keeps the turn's request, unless that alone is over `request_limit` tokens (then it is
+    summarized with the rest).
 
     `ratio` (see `token_ratio`) turns the estimate of each message into the provider's count."""
+    valid = _valid_cuts(entries)
+    tokens = [estimate_tokens(message_from_dict(entry["message"])) * ratio for entry in entries]
     kept = 0.0
-    cut = 0  # no user message to cut at: nothing can be compacted
-    for index in range(len(entries) - 1, -1, -1):
-        message = entries[index]["message"]
-        kept += estimate_tokens(message_from_dict(message)) * ratio
-        if message.get("role") == "user":
+    cut = 0
+    for index in range(len(entries) - 1, 0, -1):
+        kept += tokens[index]
+        if valid[index] and kept >= keep_recent_tokens:
             cut = index
-            if kept >= keep_recent_tokens:
-                break
-    return cut
-
-
-@dataclass
-class FileActivity:
-    read: set[str] = field(default_factory=set)
-    modified: set[str] = field(default_factory=set)
-
-    def render(self) -> str:
-        lines = []
-        if self.read - self.modified:
-            lines.append("Read: " + ", ".join(sorted(self.read - self.modified)))
-        if self.modified:
-            lines.append("Modified: " + ", ".join(sorted(self.modified)))
-        return "\n".join(lines)
-
-
-def file_activity(messages: Sequence[Message]) -> FileActivity:
-    activity = FileActivity()
-    for message in messages:
-        if not isinstance(message, AssistantMessage):
-            continue
-        for call in message.tool_calls:
-            path = call.arguments.get("path")
-            if not isinstance(path, str):
-                continue
-            if call.name == "read":
-                activity.read.add(path)
-            elif call.name in ("write", "edit"):
-                activity.modified.add(path)
-    return activity
-
-
-def _text_of(message: Message) -> str:
-    return "".join(b.text for b in message.content if isinstance(b, TextContent))
-
-
-def transcript(messages: Sequence[Message]) -> str:
-    """The conversation as plain text: the summarizer needs no tool definitions to read it."""
-    lines: list[str] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            lines.append(f"[User]: {_text_of(message)}")
-        elif isinstance(message, ToolResultMessage):
-            text = _text_of(message)
-            if len(text) > TOOL_RESULT_CHARS:
-                text = text[:TOOL_RESULT_CHARS] + f"… [{len(text) - TOOL_RESULT_CHARS} more characters]"
-            status = " (error)" if message.is_error else ""
-            lines.append(f"[Tool result{status}]: {text}")
-        else:
-            if message.text:
-                lines.append(f"[Assistant]: {message.text}")
-            for call in message.tool_calls:
-                lines.append(
-                    f"[Assistant calls {call.name}]: {json.dumps(call.arguments, ensure_ascii=False)}"
-                )
-    return "\n\n".join(lines)
-
-
-def summary_request(messages: Sequence[Message], previous_summary: str | None) -> UserMessage:
-    parts = []
-    if previous_summary:
-        parts.append(
-            f"An earlier summary of the beginning of this session:\n<summary>\n{previous_summary}\n</summary>"
-        )
-    parts.append(f"<conversation>\n{transcript(messages)}\n</conversation>")
-    parts.append("Summarize the session so far as instructed.")
-    return UserMessage.of_text("\n\n".join(parts))
+            break
+        if valid[index] and _role(entries[index]) == "user":
+            cut = index
+    if cut == 0:
+        return None
+    if _role(entries[cut]) == "user":
+        return Cut(cut)
+    request = next((i for i in range(cut - 1, -1, -1) if _role(entries[i]) == "user"), None)
+    if request is not None and request_limit is not None and tokens[request] > request_limit:
+        request = None
+    return Cut(cut, request)
 
 
 class RequestSettings(Protocol):
@@ -213,68 +160,168 @@ class RequestSettings(Protocol):
 
 # Sends one summary request; None when the turn was aborted meanwhile.
 Summarize = Callable[[Context, RequestOptions], Awaitable[StreamDone | None]]
-
-
-def running_estimates(messages: Sequence[Message]) -> list[int]:
-    """`[i]`: the estimated tokens of `messages[:i]`."""
-    totals = [0]
-    for message in messages:
-        totals.append(totals[-1] + estimate_tokens(message))
-    return totals
+# What a step that made room tells: the event, and the context that remains.
+Done = tuple[Compacted, list[Message]]
 
 
 class Compactor:
-    """The token count of one agent's context, kept as messages are added, and the compaction of it."""
+    """The token count of one agent's context, kept as messages are added, and the ways to make room."""
 
     def __init__(self, session: Session, messages: Sequence[Message]) -> None:
         self.session = session
         self._estimates = running_estimates(messages)
         self._ratio = 1.0  # the provider's tokens per estimated token, as last measured
+        self._refused_window: int | None = None  # the window a provider named in refusing a request
         self._overhead: tuple[RequestSettings, int] | None = (
-            None  # the estimate for the settings it was made for
+            None  # the estimate, for the settings it was made for
         )
+        self._replacements = session.cleared_output()  # of the results in the context, by tool call id
         # after a compaction, the kept messages' reported usage measured the old, longer context
-        self._usage_valid_from = len(messages) if session.latest("compaction") else 0
+        self._usage_valid_from = len(messages) if session.latest("compaction") or self._replacements else 0
 
     def added(self, message: Message) -> None:
         """Count a message the agent appended to its context."""
         self._estimates.append(self._estimates[-1] + estimate_tokens(message))
 
+    def tokens(self, messages: Sequence[Message], settings: RequestSettings) -> int:
+        return context_tokens(messages, self._usage_valid_from, self._calibrated_ratio(messages, settings))
+
     def due(self, messages: Sequence[Message], settings: RequestSettings) -> bool:
         """Whether the context is too near the model's window for the next request."""
         ratio = self._calibrated_ratio(messages, settings)
-        return needs_compaction(messages, settings.model.context_window, self._usage_valid_from, ratio)
+        return needs_compaction(messages, self.window(settings), self._usage_valid_from, ratio)
+
+    def roomy(self, messages: Sequence[Message], settings: RequestSettings) -> bool:
+        """Whether the context leaves room for many more rounds, so no summary is needed yet."""
+        threshold = compaction_threshold(self.window(settings))
+        return self.tokens(messages, settings) <= CLEARING_TARGET * threshold
+
+    def window(self, settings: RequestSettings) -> int:
+        """The model's window, or the smaller one its provider named when it refused a request."""
+        window = settings.model.context_window
+        return window if self._refused_window is None else min(window, self._refused_window)
+
+    def refused(self, messages: Sequence[Message], settings: RequestSettings, error_message: str) -> None:
+        """Learn from a "too long" refusal: the count it names measured the context just sent, and the
+        window it names is the one to fit (a models.json may promise more than the provider has)."""
+        counted, window = refused_tokens(error_message)
+        estimated = self._overhead_tokens(settings) + running_estimates(messages)[-1]
+        if counted is not None:
+            self._ratio = max(self._ratio, token_ratio(counted, estimated))
+        if window is not None:
+            self._refused_window = window
+        self._usage_valid_from = len(messages)  # the last answer's usage no longer measures this context
+
+    def clear(
+        self, reason: str, messages: Sequence[Message], settings: RequestSettings, keep_rounds: int
+    ) -> Done | None:
+        """Stub the output of older tool calls (`tool_output`); None when there is none worth clearing."""
+        keep_tokens = min(KEEP_RECENT_TOKENS, self.window(settings) // 4)
+        new = {
+            call_id: text
+            for call_id, text in clearable_output(messages, keep_rounds, keep_tokens).items()
+            if call_id not in self._replacements
+        }
+        if not new:
+            return None
+        chars = sum(
+            len(m.text) for m in messages if isinstance(m, ToolResultMessage) and m.tool_call_id in new
+        )
+        what = f"cleared the output of {len(new)} older tool call{'s' * (len(new) != 1)} ({chars // 1024} KB)"
+        return self._replace(reason, "cleared", what, new, messages, settings)
+
+    def truncate(
+        self, reason: str, messages: Sequence[Message], settings: RequestSettings, over_share: int = 0
+    ) -> Done | None:
+        """Cut the largest tool result to its head and tail; None when none is long enough to cut (or, with
+        `over_share`, none is over that share of the window)."""
+        new = largest_output(messages)
+        if not new:
+            return None
+        if over_share:
+            (call_id,) = new
+            largest = next(
+                m for m in messages if isinstance(m, ToolResultMessage) and m.tool_call_id == call_id
+            )
+            tokens = estimate_tokens(largest) * self._calibrated_ratio(messages, settings)
+            if tokens <= self.window(settings) / over_share:
+                return None
+        return self._replace(
+            reason, "truncated", "cut the largest tool output to its head and tail", new, messages, settings
+        )
+
+    def _replace(
+        self,
+        reason: str,
+        action: str,
+        what: str,
+        new: dict[str, str],
+        messages: Sequence[Message],
+        settings: RequestSettings,
+    ) -> Done:
+        before = self.tokens(messages, settings)
+        present = {m.tool_call_id for m in messages if isinstance(m, ToolResultMessage)}
+        self._replacements = {k: v for k, v in {**self._replacements, **new}.items() if k in present}
+        self.session.append_cleared(self._replacements)
+        remaining = with_replacements(messages, new)
+        self._restart(remaining)
+        return Compacted(reason, before, self.tokens(remaining, settings), what, action), remaining
+
+    def _restart(self, messages: Sequence[Message]) -> None:
+        """Count a context that replaced the one measured so far."""
+        self._estimates = running_estimates(messages)
+        self._usage_valid_from = len(messages)
 
     async def compact(
         self, reason: str, messages: Sequence[Message], settings: RequestSettings, summarize: Summarize
-    ) -> tuple[Compacted, list[Message]] | None:
+    ) -> Done | NotCompacted:
         """Summarize the older part of the context into a compaction entry of the session: the event to
-        tell and the context that remains; None when nothing was done."""
+        tell and the context that remains, or why nothing was done."""
         previous, entries = self.session.context_entries()
-        window = settings.model.context_window
-        # on overflow the provider refused this context: keep only the current turn verbatim
+        window = self.window(settings)
+        # on overflow the provider refused this context: keep only what cannot be cut
         keep = 0 if reason == "overflow" else min(KEEP_RECENT_TOKENS, window // 4)
         ratio = self._calibrated_ratio(messages, settings)
-        cut = choose_first_kept(entries, keep, ratio)
-        if cut == 0:
-            return None
-        older = [message_from_dict(entry["message"]) for entry in entries[:cut]]
-        request = Context(SUMMARIZER_PROMPT, [summary_request(older, previous)])
-        done = await summarize(request, replace(settings.request_options, thinking_level="off"))
-        if done is None or done.error is not None or not done.message.text.strip():
-            return None
-        summary = "\n\n".join(
-            part for part in (done.message.text.strip(), file_activity(older).render()) if part
+        cut = choose_cut(entries, keep, ratio, request_limit=window // 4)
+        if cut is None:
+            return NotCompacted(
+                "nothing to compact: the conversation has no earlier part to summarize "
+                f"(about {self.tokens(messages, settings):,} tokens, all of them recent)"
+            )
+        older = [message_from_dict(entry["message"]) for entry in entries[: cut.first_kept]]
+        limit = int(max(window - RESERVE_TOKENS - SUMMARY_MAX_TOKENS, window // 2) * 4 / ratio)
+        request = Context(
+            SUMMARIZER_PROMPT, [summary_request(older, previous, limit, split_turn=cut.request is not None)]
         )
-        tokens_before = context_tokens(messages, self._usage_valid_from, ratio)
-        first_kept = entries[cut]["id"] if cut < len(entries) else None
+        max_tokens = min(SUMMARY_MAX_TOKENS, settings.model.max_tokens)
+        done = await summarize(
+            request, replace(settings.request_options, thinking_level="off", max_tokens=max_tokens)
+        )
+        if done is None:
+            return NotCompacted("the turn was aborted while the summary was written")
+        if done.error is not None:
+            return NotCompacted(f"the summary request failed: {done.error.message}")
+        if not done.message.text.strip():
+            return NotCompacted("the model answered the summary request with no text")
+        replaced_chars = len(previous or "") + 4 * sum(estimate_tokens(m) for m in older)
+        summary = bounded_summary(
+            "\n\n".join(part for part in (done.message.text.strip(), file_activity(older).render()) if part),
+            max(min(SUMMARY_MAX_TOKENS * 4, replaced_chars * 3 // 4), 400),
+        )
+        tokens_before = self.tokens(messages, settings)
+        first_kept = entries[cut.first_kept]["id"] if cut.first_kept < len(entries) else None
+        kept_request = {} if cut.request is None else {"keptRequestId": entries[cut.request]["id"]}
         self.session.append(
-            "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before
+            "compaction",
+            summary=summary,
+            firstKeptEntryId=first_kept,
+            tokensBefore=tokens_before,
+            **kept_request,
         )
         remaining = self.session.messages()
-        self._estimates = running_estimates(remaining)
-        self._usage_valid_from = len(remaining)
-        tokens_after = context_tokens(remaining, self._usage_valid_from, ratio)
+        self._replacements = self.session.cleared_output()
+        self._restart(remaining)
+        tokens_after = self.tokens(remaining, settings)
         return Compacted(reason, tokens_before, tokens_after, summary), remaining
 
     def _calibrated_ratio(self, messages: Sequence[Message], settings: RequestSettings) -> float:

@@ -90,7 +90,9 @@ class Compacted:
     reason: str  # "threshold" | "overflow" | "manual"
     tokens_before: int
     tokens_after: int
-    summary: str
+    summary: str  # the summary; for the other actions, what was done
+    # "summarized" the older part; "cleared" old tool output; "truncated" the largest tool output
+    action: str = "summarized"
 
 
 AgentEvent = (

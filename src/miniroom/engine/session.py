@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from miniroom.config.errors import UserError
 from miniroom.engine.session_file import LoadReport, Node, SessionIndex, scan_session
+from miniroom.engine.tool_output import with_replacements
 from miniroom.llm import (
     Message,
     TextContent,
@@ -33,6 +34,9 @@ INTERRUPTED_TOOL_TEXT = (
 CUSTOM_ENTRY = "custom"  # Pi's entry type for data outside the model's context, told apart by `customType`
 REWIND_ENTRY, REWIND_TYPE = CUSTOM_ENTRY, "rewind"  # marks where a conversation continues after a rewind
 SPEND_TYPE = "spend"  # usage a tool made on the session's behalf (a subagent's requests)
+# The texts that replace tool results in the model's context (output cleared or cut), by tool call id: each
+# such entry holds all the replacements in force, so the newest one in the context is the one to apply.
+CLEARED_TYPE = "toolOutputCleared"
 # A subagent's session names its parent in its header: `parentSession` (the parent's id, where a recreated
 # session has the previous file's path) and the parent's tool call that started it.
 PARENT_CALL_KEY = "parentToolCallId"
@@ -201,7 +205,8 @@ class Session:
         return self._branch
 
     def _context_nodes(self) -> list[Node]:
-        """The branch from the latest compaction's first kept entry on (the whole branch without one)."""
+        """The branch from the latest compaction's first kept entry on (the whole branch without one),
+        after the request it kept when it cut inside a turn."""
         while True:
             path = self._path()
             compaction = self._newest.get("compaction")
@@ -213,7 +218,9 @@ class Session:
         index = next(i for i in range(len(path) - 1, -1, -1) if path[i] is compaction)
         kept = _entry(compaction).get("firstKeptEntryId")
         start = next((i for i in range(index) if path[i].id == kept), index)
-        return path[start:]
+        request = _entry(compaction).get("keptRequestId")
+        head = [node for node in path[:start] if node.id == request]
+        return head + path[start:]
 
     def _write_line(self, record: dict[str, Any]) -> None:
         if self._file is None:
@@ -279,10 +286,28 @@ class Session:
         return summary, [_entry(node) for node in nodes if node.type == "message"]
 
     def messages(self) -> list[Message]:
-        """The conversation the model sees: after a compaction, its summary then the entries it kept."""
+        """The conversation the model sees: after a compaction, its summary then the entries it kept, with
+        the tool output cleared since in its place."""
         summary, entries = self.context_entries()
         prefix: list[Message] = [] if summary is None else [compaction_summary_message(summary)]
-        return prefix + [self.message_of(entry) for entry in entries]
+        messages = prefix + [self.message_of(entry) for entry in entries]
+        return with_replacements(messages, self.cleared_output())
+
+    def append_cleared(self, replacements: Mapping[str, str]) -> None:
+        """Record the texts that now stand for tool results in the context (all, not only new ones)."""
+        self.append(CUSTOM_ENTRY, customType=CLEARED_TYPE, data={"replacements": dict(replacements)})
+
+    def cleared_output(self) -> dict[str, str]:
+        """The replacement text of each tool result in the context whose output was cleared or cut."""
+        customs = [node for node in self._parsed(self._context_nodes) if node.type == CUSTOM_ENTRY]
+        for node in reversed(customs):
+            entry = _entry(node)
+            data = entry.get("data")
+            if entry.get("customType") == CLEARED_TYPE and isinstance(data, dict):
+                replacements = data.get("replacements")
+                if isinstance(replacements, dict):
+                    return {str(k): str(v) for k, v in replacements.items()}
+        return {}
 
     def history(self) -> list[Message]:
         """Every message of the conversation, compacted ones too: what `sessions show` prints and counts."""

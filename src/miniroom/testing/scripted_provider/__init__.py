@@ -17,6 +17,13 @@ cache_read_input_tokens, cache_creation_input_tokens, and to OpenAI's prompt_tok
 completion_tokens = output, prompt_tokens_details.cached_tokens = cache_read (OpenAI has no field for
 cache writes).
 
+Tokens are counted as a provider counts them: a reply without a scripted `usage` reports the request's size
+(bytes / 4) as input, minus what the prompt cache serves: Anthropic reads the longest prefix an earlier
+request wrote at a `cache_control` breakpoint (20 blocks of lookback), OpenAI any earlier prefix of 1,024
+tokens or more, in steps of 128. A request over `context_window` (200,000 unless given; None for no limit) is
+refused with status 400 in the vendor's words: Anthropic's `invalid_request_error` "prompt is too long: N
+tokens > M maximum", OpenAI's `context_length_exceeded`; it is recorded and takes no scripted reply.
+
 Failures a test can script (see `Reply`): any status with its error body and extra headers (`retry-after`),
 an error mid-stream, a dropped connection, slow events (`delay`), a server that accepts and stays silent
 (`silent`), a stream of nothing but keep-alive pings (`ping_every`), and the size of the streamed pieces
@@ -24,6 +31,7 @@ an error mid-stream, a dropped connection, slow events (`delay`), a server that 
 
     with ScriptedProvider() as provider:
         provider.script(Reply(text="hi"), Reply(tool_calls=[("read", {"path": "a.txt"})]))
+        provider.script_for("Summarize the session", Reply(text="## Goal ..."), repeat=True)
         ...  # point a client at provider.url or provider.openai_base_url
         assert provider.requests[0].body["model"] == "claude-x"
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from miniroom.testing.scripted_provider._model import Reply
-from miniroom.testing.scripted_provider._server import ScriptedProvider
+from miniroom.testing.scripted_provider._server import DEFAULT_CONTEXT_WINDOW, ScriptedProvider
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,6 +22,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="0 (default): a free port")
     parser.add_argument("--script", type=Path, help="a JSON list of replies (Reply fields)")
     parser.add_argument("--repeat", action="store_true", help="serve the script in a cycle, forever")
+    parser.add_argument(
+        "--context-window", type=int, default=DEFAULT_CONTEXT_WINDOW, help="refuse longer requests (tokens)"
+    )
     args = parser.parse_args(argv)
     replies: list[Reply] = []
     if args.script is not None:
@@ -33,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, TypeError) as exc:
             print(f"scripted provider: cannot load {args.script}: {exc}", file=sys.stderr)
             return 2
-    provider = ScriptedProvider(args.host, args.port)
+    provider = ScriptedProvider(args.host, args.port, context_window=args.context_window)
     if args.repeat:
         provider.repeat(*replies)
     else:

@@ -22,7 +22,8 @@ class Reply:
     text: str = ""
     thinking: str = ""  # sent before the text; Anthropic gets a signature "sig-<n>"
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (name, arguments)
-    usage: tuple[int, int, int, int] | None = None  # (input, output, cache_read, cache_write); None: estimate
+    # (input, output, cache_read, cache_write); None: counted from the request, as a provider does
+    usage: tuple[int, int, int, int] | None = None
     stop_reason: str | None = None  # either protocol's word ("length" or "max_tokens"); default from content
     status: int = 200  # non-200: an error response with the protocol's error body
     # With status 200, error_type makes a stream end in an error after the content (Anthropic `event: error`,
@@ -104,12 +105,21 @@ class Turn:
     usage: tuple[int, int, int, int]
 
     @classmethod
-    def build(cls, reply: Reply, body: dict[str, Any], body_text: str, number: int, first_tool: int) -> Turn:
+    def build(
+        cls,
+        reply: Reply,
+        body: dict[str, Any],
+        counted: tuple[int, int, int] | None,
+        number: int,
+        first_tool: int,
+    ) -> Turn:
+        """`counted`: the request's (input, cache_read, cache_write) tokens, for a reply without usage."""
         arguments = tuple(json.dumps(args, ensure_ascii=False) for _, args in reply.tool_calls)
         usage = reply.usage
         if usage is None:
             produced = len(reply.text) + len(reply.thinking) + sum(map(len, arguments))
-            usage = (len(body_text) // 4, produced // 4, 0, 0)
+            input_tokens, cache_read, cache_write = counted or (0, 0, 0)
+            usage = (input_tokens, produced // 4, cache_read, cache_write)
         model = body.get("model")
         return cls(
             reply, model if isinstance(model, str) else "scripted-model", number, first_tool, arguments, usage

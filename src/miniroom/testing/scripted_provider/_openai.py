@@ -28,6 +28,10 @@ def error_type(reply: Reply) -> str:
 
 def error_body(kind: str, message: str, request_id: str) -> dict[str, Any]:
     del request_id  # OpenAI sends it as a header only
+    if kind == "context_length_exceeded":  # a code of the invalid_request_error type
+        return {
+            "error": {"message": message, "type": "invalid_request_error", "param": "messages", "code": kind}
+        }
     return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
 
 

@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from miniroom.testing.scripted_provider import _anthropic, _openai
+from miniroom.testing.scripted_provider._counting import PromptCache, count_tokens, overflow_message
 from miniroom.testing.scripted_provider._model import (
     ANTHROPIC,
     NO_REPLY_MESSAGE,
@@ -44,6 +45,7 @@ _ROUTES: dict[str, tuple[str, _Wire]] = {
     "/v1/chat/completions": (OPENAI, _openai),
 }
 _BLANK = (b"\r\n", b"\n", b"")
+DEFAULT_CONTEXT_WINDOW = 200_000
 
 
 class ScriptedProvider:
@@ -52,21 +54,30 @@ class ScriptedProvider:
     Replies come from one FIFO queue shared by both endpoints (`script`); every request to an endpoint is
     recorded (`requests`, `wait_for_requests`). An under-scripted test gets HTTP 500 with the message
     "scripted provider: no reply scripted for this request".
+
+    It counts as a provider does (`_counting`): a reply without a scripted `usage` reports the request's
+    size in tokens, with the prefix an earlier request cached as `cache_read`; a request over
+    `context_window` tokens is refused in the vendor's words and takes no reply from the script.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 0, context_window: int | None = DEFAULT_CONTEXT_WINDOW
+    ) -> None:
         self.host = host
+        self.context_window = context_window
+        self.refused = 0  # requests refused as longer than the window
         self._requested_port = port
         self._port = 0
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
         self._queue: deque[Reply] = deque()
-        self._routes: list[tuple[Callable[[RecordedRequest], bool], deque[Reply]]] = []
+        self._routes: list[tuple[Callable[[RecordedRequest], bool], deque[Reply], bool]] = []
         self._cycle: list[Reply] = []
         self._cycle_next = 0
         self._requests: list[RecordedRequest] = []
         # Touched only on the server's loop:
         self._served = 0
+        self._cache = PromptCache()
         self._turns = 0
         self._tools = 0
         self._connections: set[asyncio.Task[None]] = set()
@@ -128,13 +139,16 @@ class ScriptedProvider:
         with self._lock:
             self._queue.extend(replies)
 
-    def script_for(self, match: str | Callable[[RecordedRequest], bool], *replies: Reply) -> None:
+    def script_for(
+        self, match: str | Callable[[RecordedRequest], bool], *replies: Reply, repeat: bool = False
+    ) -> None:
         """Replies for the requests `match` picks, served before the shared queue, in order: a string picks
         the requests whose first user message contains it (a subagent's task, say), a function any it
-        returns True for. Routes are tried in the order they were scripted; an empty one picks nothing."""
+        returns True for. Routes are tried in the order they were scripted; an empty one picks nothing.
+        With `repeat` the route serves its replies in a cycle and never empties (a summarizer's answer)."""
         picks = match if callable(match) else lambda request: match in first_user_text(request.body)
         with self._lock:
-            self._routes.append((picks, deque(replies)))
+            self._routes.append((picks, deque(replies), repeat))
 
     def repeat(self, *replies: Reply) -> None:
         """Once the queue is empty, serve these in a cycle instead of failing (benchmarks, long runs)."""
@@ -145,7 +159,7 @@ class ScriptedProvider:
     def pending_replies(self) -> int:
         """Scripted replies not served yet (the cycle of `repeat` not counted)."""
         with self._lock:
-            return len(self._queue) + sum(len(replies) for _, replies in self._routes)
+            return len(self._queue) + sum(len(replies) for _, replies, cycle in self._routes if not cycle)
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -162,13 +176,19 @@ class ScriptedProvider:
                 )
             return list(self._requests)
 
-    def _take(self, recorded: RecordedRequest) -> Reply | None:
+    def _take(self, recorded: RecordedRequest, *, refused: bool = False) -> Reply | None:
+        """Record a request and take its reply; a refused request is recorded and takes none."""
         with self._arrived:
             self._requests.append(recorded)
             self._arrived.notify_all()
-            for picks, replies in self._routes:
+            if refused:
+                return None
+            for picks, replies, cycle in self._routes:
                 if replies and picks(recorded):
-                    return replies.popleft()
+                    reply = replies.popleft()
+                    if cycle:
+                        replies.append(reply)
+                    return reply
             if self._queue:
                 return self._queue.popleft()
             if self._cycle:
@@ -245,7 +265,13 @@ class ScriptedProvider:
         except ValueError:
             request = None
         reply: Reply | None
-        if isinstance(request, dict):
+        if isinstance(request, dict) and self._too_long(body):
+            self.refused += 1
+            self._take(RecordedRequest(protocol, target, headers, request), refused=True)
+            assert self.context_window is not None
+            kind, message = overflow_message(protocol, count_tokens(body), self.context_window)
+            reply = Reply.error(400, kind, message)
+        elif isinstance(request, dict):
             reply = self._take(RecordedRequest(protocol, target, headers, request))
             reply = reply or Reply.error(500, "", NO_REPLY_MESSAGE)
         else:
@@ -270,7 +296,8 @@ class ScriptedProvider:
             await response.json(reply.status, error, extra)
             return
         self._turns += 1
-        turn = Turn.build(reply, request, text, self._turns, self._tools + 1)
+        counted = self._cache.usage(protocol, request, body) if reply.usage is None else None
+        turn = Turn.build(reply, request, counted, self._turns, self._tools + 1)
         self._tools += len(reply.tool_calls)
         if streaming and reply.ping_every > 0:
             opening = wire.stream_events(turn, request)[0]
@@ -281,6 +308,9 @@ class ScriptedProvider:
         else:
             await _pause(reply.delay)
             await response.json(200, wire.message_body(turn), extra)
+
+    def _too_long(self, body: bytes) -> bool:
+        return self.context_window is not None and count_tokens(body) > self.context_window
 
 
 class _Response:
