@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from miniroom.agent.config_check import VALIDATORS, check_file, check_project
+from miniroom.agent.config_yaml_check import check_config_file
 from miniroom.config.problems import Problem
 
 
@@ -128,3 +129,38 @@ def test_the_registry_holds_one_validator_per_file() -> None:
 )
 def test_problem_text(problem: Problem, text: str) -> None:
     assert str(problem) == text
+
+
+def test_config_yaml_is_checked_whole_in_one_pass(tmp_path: Path) -> None:
+    """A wrong key does not hide the wrong references, names and models of the rest of the file."""
+    text = (
+        "agents:\n"
+        "  helper:\n"
+        "    model: m\n"
+        "    rooms: [lobby, nosuchroom]\n"
+        "  other:\n"
+        "    thread_mod: room\n"
+        "  Bad Name: {}\n"
+        "rooms:\n"
+        "  lobby: {}\n"
+        "models:\n"
+        "  m:\n"
+        "    model: nosuchprovider/foo\n"
+    )
+    (tmp_path / "config.yaml").write_text(text)
+    found = [
+        str(problem).split(": ", 1)[1] for problem in check_config_file(tmp_path / "config.yaml", env={})
+    ]
+    assert [line.split(":")[0] for line in found] == [
+        "agents.helper.rooms[1]",
+        "agents.other.thread_mod",
+        'agents["Bad Name"]',
+    ]
+    fixed = text.replace(", nosuchroom", "").replace("  other:\n    thread_mod: room\n", "")
+    fixed = fixed.replace("  Bad Name: {}\n", "")
+    (tmp_path / "config.yaml").write_text(fixed)
+    (warning,) = check_config_file(tmp_path / "config.yaml", env={"MINI_AGENT_DIR": str(tmp_path / "mini")})
+    assert warning.severity == "warning"
+    assert warning.key == "models.m.model"
+    assert 'Unknown provider "nosuchprovider"' in warning.message
+    assert "`miniroom serve` starts, but the requests of this model fail" in warning.message

@@ -391,15 +391,18 @@ def test_a_numeric_profile_name_is_a_name(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("yml", [SAFE_PROFILE, None])
-def test_a_nonexistent_profile_gives_defaults_and_a_warning(tmp_path: Path, yml: str | None) -> None:
+def test_a_nonexistent_profile_is_refused_not_widened_to_the_defaults(
+    tmp_path: Path, yml: str | None
+) -> None:
     if yml:
         write_profiles(tmp_path, yml)
-    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:Nope"})
-    assert (resolved.name, resolved.settings) == (None, ProfileSettings())
+    with pytest.raises(ProfileError) as refused:
+        resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:Nope"})
     known = "bare, empty, readonly, safe" if yml else "none"
-    assert resolved.warnings == (
+    assert str(refused.value) == (
         f"Profile 'nope' (AGENT_BACKEND=mini:Nope) is not in .miniroom/miniagent.yml "
-        f"(profiles there: {known}); using the built-in defaults.",
+        f"(profiles there: {known}): name one of those, or add it to the file; miniroom does not fall back "
+        "to the built-in defaults, which allow every tool."
     )
 
 
@@ -497,7 +500,8 @@ def test_an_empty_disabled_list_is_only_a_warning(
 ) -> None:
     if yml:
         write_profiles(tmp_path, yml)
-    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:p", **env}, model)
+    backend = {"AGENT_BACKEND": "mini:p"} if yml else {}
+    resolved = resolve_profile(tmp_path, {**backend, **env}, model)
     assert resolved.settings.disabled_tools == ()
     assert resolved.warnings[-1] == (
         f"disabledTools from {where} is empty, so it disables nothing: name the tools to disable, or remove "

@@ -126,16 +126,17 @@ def test_serve_checks_the_profile_settings_of_the_process_environment_at_start(w
     assert not (workspace.project / "miniroom_data").exists()
 
 
-def test_a_process_profile_name_the_project_lacks_is_a_start_warning_naming_the_agents(
+def test_a_process_profile_name_the_project_lacks_is_a_start_error_naming_the_agents(
     tmp_path: Path,
 ) -> None:
     two_agents = "agents:\n  a: {model: m, rooms: [r]}\n  b: {model: m, rooms: [r]}\nrooms:\n  r: {}\n"
     write_project(tmp_path, two_agents + "models:\n  m: {model: x/y}\n")
     config = load_config(tmp_path / "config.yaml")
     errors, warnings = profile_problems(config, {"AGENT_BACKEND": "mini:nosuch"}, tmp_path)
-    assert errors == []
-    assert warnings == [
+    assert warnings == []
+    assert errors == [
         "Agents a, b: Profile 'nosuch' (AGENT_BACKEND=mini:nosuch) is not in .miniroom/miniagent.yml "
-        "(profiles there: readonly, safe); using the built-in defaults."
+        "(profiles there: readonly, safe): name one of those, or add it to the file; miniroom does not fall "
+        "back to the built-in defaults, which allow every tool."
     ]
     assert profile_problems(config, {"AGENT_BACKEND": "mini:safe"}, tmp_path) == ([], [])

@@ -136,18 +136,21 @@ def test_without_bash_no_shell_runs_through_parallel_bash(
 
 
 @one_protocol
-def test_a_nonexistent_profile_gives_the_defaults_and_a_warning(
+def test_a_nonexistent_profile_is_refused_before_any_request(
     workspace: Workspace, provider: ScriptedProvider
 ) -> None:
+    """The built-in defaults would give a mistyped profile every tool, bash included."""
     write_profiles(workspace, SAFE_PROFILE)
     workspace.env["AGENT_BACKEND"] = "mini:nosuch"
-    provider.script(Reply(text="ok"))
+    provider.script(Reply(text="must not be asked"))
     result = workspace.run("run", "hi")
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == "ok\n"
-    assert sorted(tool_names(provider.requests[0].body)) == sorted(BUILTIN_TOOL_NAMES)
-    assert "nosuch" in result.stderr
-    assert "safe" in result.stderr  # the warning lists the profiles that do exist
+    assert result.returncode == 2
+    assert "Profile 'nosuch' (AGENT_BACKEND=mini:nosuch) is not in .miniroom/miniagent.yml" in result.stderr
+    assert "(profiles there: safe)" in result.stderr
+    assert provider.requests == []
+    shown = workspace.run("profile", "show", "nosuch")
+    assert shown.returncode == 2
+    assert "Profile 'nosuch'" in shown.stderr
 
 
 @one_protocol

@@ -304,6 +304,15 @@ ERRORS = {
         'bot_accounts: ["@a:x.org"]\nhuman_aliases:\n  "@a:x.org": ["@b:x.org"]\n',
         'config.yaml:3: human_aliases["@a:x.org"]: "@a:x.org" is in bot_accounts, which never count',
     ),
+    "agent_name_with_a_space": (
+        "agents:\n  Helper Bot: {}\n",
+        'config.yaml:2: agents["Helper Bot"]: "Helper Bot" cannot name an account in a room: use only '
+        'letters a-z, digits and . _ = - /; rename it (e.g. "helper-bot")',
+    ),
+    "team_name_not_latin": (
+        "agents:\n  a: {}\nteams:\n  Bad Näme: {agents: [a]}\n",
+        'config.yaml:4: teams["Bad Näme"]: "Bad Näme" cannot name an account in a room',
+    ),
     "top_level_not_a_mapping": (
         "- agents\n",
         '(the top level): must be a mapping (indented key: value lines) (got ["agents"])',

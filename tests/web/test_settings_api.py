@@ -143,6 +143,12 @@ async def test_a_new_file_is_created_and_a_second_creation_conflicts(
         ),
         (
             "config.yaml",
+            CONFIG.replace("  helper:", "  Helper Bot:"),
+            'config.yaml:3: agents["Helper Bot"]: "Helper Bot" cannot name an account in a room: use only '
+            'letters a-z, digits and . _ = - /; rename it (e.g. "helper-bot")',
+        ),
+        (
+            "config.yaml",
             CONFIG.replace("mini:safe", "mini:unsafe"),
             "config.yaml:14: models.default.variables[0]: AGENT_BACKEND: mini:unsafe names the profile",
         ),

@@ -10,11 +10,13 @@ the runtime's own (`miniroom.agent.profile.model_variable_problems`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from miniroom.agent.profile import PROFILE_FILE, model_variable_problems, parse_variables, read_profiles
 from miniroom.agent.tool_names import unmet_requirements
+from miniroom.agent.variables import ProfileError
 from miniroom.config.config_yaml import (
     ConfigCheck,
     ConfigError,
@@ -27,7 +29,15 @@ from miniroom.config.config_yaml import (
 )
 from miniroom.config.problems import Finding, Loc, Problem, did_you_mean, key_path
 from miniroom.config.yaml_source import YamlSource
-from miniroom.llm import NAME_EXAMPLE, ModelConfigError, native_tools, parse_model_name
+from miniroom.llm import (
+    NAME_EXAMPLE,
+    MissingApiKeyError,
+    ModelConfigError,
+    agent_dir_from_env,
+    native_tools,
+    parse_model_name,
+    resolve_model,
+)
 from miniroom.tools import BUILTIN_TOOL_NAMES
 
 __all__ = [
@@ -114,13 +124,33 @@ def load_checked_config(path: Path) -> RoomsConfig:
     return config
 
 
-def check_config_file(path: Path) -> list[Problem]:
-    """Everything wrong in a config.yaml, with line numbers (for `config check`)."""
+def check_config_file(path: Path, env: Mapping[str, str] | None = None) -> list[Problem]:
+    """Everything wrong in a config.yaml, with line numbers (for `config check`); a model the engine cannot
+    resolve in `env` (an unknown provider) is a warning, as `serve` warns of it."""
     try:
-        load_checked_config(path)
+        config, parsed = read_config(path, PROGRAM_CHECKS)
     except ConfigError as error:
         return list(error.problems) or [Problem(path, None, "", str(error))]
-    return []
+    found = config_model_problems(config, parsed, path.parent)
+    found += _model_warnings(config, parsed, os.environ if env is None else env)
+    return sorted(found, key=lambda problem: problem.line or 0)
+
+
+def _model_warnings(config: RoomsConfig, parsed: YamlSource, env: Mapping[str, str]) -> list[Problem]:
+    """Each model alias that cannot be resolved for a reason of the settings (not a missing key, which is
+    the environment's to set)."""
+    problems = []
+    for alias, entry in config.models.items():
+        try:
+            variables = parse_variables(entry.variables)
+            resolve_model(entry.model, {**env, **variables}, agent_dir_from_env(env))
+        except (MissingApiKeyError, ProfileError):
+            continue  # the environment's to set, or the variables' own problem, reported above
+        except ModelConfigError as error:
+            loc = ("models", alias, "model")
+            message = f"{error} `miniroom serve` starts, but the requests of this model fail."
+            problems.append(Problem(parsed.path, parsed.line_of(loc), key_path(loc), message, "warning"))
+    return problems
 
 
 def config_model_problems(config: RoomsConfig, parsed: YamlSource, project_dir: Path) -> list[Problem]:

@@ -309,7 +309,8 @@ def resolve_profile(
     process_env = {
         name: text for name, text in process_env.items() if not model_variables.get(name, "").strip()
     }
-    name, warnings = _chosen_profile(model_variables, process_env, profiles)
+    name = _chosen_profile(model_variables, process_env, profiles)
+    warnings: list[str] = []
     env_settings, env_problems = _variable_settings(process_env)
     _raise_for(env_problems, WHERE["env"])
     layers: list[tuple[Source, Mapping[str, Any]]] = [
@@ -332,17 +333,20 @@ def resolve_profile(
 
 def _chosen_profile(
     model_variables: Mapping[str, str], process_env: Mapping[str, str], profiles: Collection[str]
-) -> tuple[str | None, list[str]]:
-    """The profile AGENT_BACKEND picks (the model's, checked already, else the process's) and any warning."""
+) -> str | None:
+    """The profile AGENT_BACKEND picks (the model's, checked already, else the process's); ProfileError
+    when it names none of the file's."""
     backend = model_variables.get("AGENT_BACKEND", "").strip() or process_env.get("AGENT_BACKEND", "").strip()
     try:
         name = profile_name_from_backend(backend)
     except ProfileError as error:
         raise ProfileError(f"AGENT_BACKEND {WHERE['env']}: {error}") from None
     if name is None or name in profiles:
-        return name, []
+        return name
+    # The built-in defaults allow every tool, bash included: a mistyped name must not widen what runs.
     known = ", ".join(sorted(profiles)) or "none"
-    return None, [
-        f"Profile '{name}' (AGENT_BACKEND={backend}) is not in {PROFILE_FILE} (profiles there: {known}); "
-        "using the built-in defaults."
-    ]
+    raise ProfileError(
+        f"Profile '{name}' (AGENT_BACKEND={backend}) is not in {PROFILE_FILE} (profiles there: {known}): "
+        "name one of those, or add it to the file; miniroom does not fall back to the built-in defaults, "
+        "which allow every tool."
+    )

@@ -7,6 +7,7 @@ What needs the rest of miniroom (tool names, model names, profiles) is checked b
 
 from __future__ import annotations
 
+import copy as copy_module
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -113,6 +114,19 @@ class AgentEntry(_Strict):
 
 TeamMode = Literal["coordinate", "collaborate"]
 RESERVED_NAMES = frozenset({"router"})  # the router's own account on Matrix
+# An agent's or team's name becomes a user name in rooms (`@helper:miniroom.local`,
+# `@miniroom_helper:server`): the characters Matrix and embedded rooms both accept, upper case as lower.
+ACCOUNT_NAME = re.compile(r"[A-Za-z0-9._=/-]+")
+ACCOUNT_NAME_RULE = "use only letters a-z, digits and . _ = - /"
+
+
+def account_name_problem(name: str) -> str | None:
+    """Why `name` cannot name an agent or a team, or None when it can."""
+    if ACCOUNT_NAME.fullmatch(name):
+        return None
+    suggestion = re.sub(r"[^a-z0-9._=/-]+", "-", name.lower()).strip("-")
+    hint = f' (e.g. "{suggestion}")' if suggestion and ACCOUNT_NAME.fullmatch(suggestion) else ""
+    return f'"{name}" cannot name an account in a room: {ACCOUNT_NAME_RULE}; rename it{hint}'
 
 
 class TeamConfig(_Strict):
@@ -233,11 +247,39 @@ def validate_config_data(
         config = RoomsConfig.model_validate(data)
     except ValidationError as exc:
         found = findings(exc, RoomsConfig, _WORDING, parsed.written.get if parsed else None)
+        # the rest of the file is still checked, as if the wrong values were not there: one pass finds all
+        rest = _without(data, [error["loc"] for error in exc.errors()])
+        found += _checks_of(rest, checks) if rest is not None else []
         raise config_error(_locate(found, source, parsed), source) from None
     problems = cross_check(config) + [finding for check in checks for finding in check(config)]
     if problems:
         raise config_error(_locate(problems, source, parsed), source)
     return config
+
+
+def _without(data: object, locs: Sequence[tuple[int | str, ...]]) -> object | None:
+    """A copy of `data` without the values at `locs` (None when one cannot be left out)."""
+    copy = copy_module.deepcopy(data)
+    for loc in locs:
+        if not loc:
+            return None
+        *parents, last = loc
+        holder = copy
+        for part in parents:
+            holder = holder.get(part) if isinstance(holder, dict) else None
+        if not isinstance(holder, dict) or last not in holder:
+            return None
+        del holder[last]
+    return copy
+
+
+def _checks_of(data: object, checks: Sequence[ConfigCheck]) -> list[Finding]:
+    """The cross-section problems of data whose shape is otherwise right; none when it is not."""
+    try:
+        config = RoomsConfig.model_validate(data)
+    except ValidationError:
+        return []
+    return cross_check(config) + [finding for check in checks for finding in check(config)]
 
 
 def cross_check(config: RoomsConfig) -> list[Finding]:
@@ -254,6 +296,11 @@ def cross_check(config: RoomsConfig) -> list[Finding]:
             if isinstance(judgment, LlmJudgment):
                 path = (*where, section, "judgment", "model")
                 problems += models.check(path, judgment.model, f'agent "{name}"')
+    for section, names in (("agents", config.agents), ("teams", config.teams)):
+        for name in names:
+            problem = account_name_problem(name)
+            if problem is not None:
+                problems.append(Finding((section, name), problem, at_key=True))
     problems += models.check(("router", "model"), config.router.model, "the router")
     problems += models.check(("defaults", "model"), config.defaults.model, "defaults")
     return problems + _team_problems(config, rooms) + _alias_problems(config)

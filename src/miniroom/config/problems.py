@@ -147,7 +147,7 @@ def key_path(loc: Loc, top: str = "(the top level)", *, quote: bool = True) -> s
         elif not quote or _PLAIN_KEY.fullmatch(part):
             path += f".{part}" if path else part
         else:
-            path += f"[{json.dumps(part)}]"
+            path += f"[{json.dumps(part, ensure_ascii=False)}]"
     return path or top
 
 
