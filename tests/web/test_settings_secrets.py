@@ -187,17 +187,41 @@ async def test_a_moved_header_line_and_a_changed_proxy_host_keep_their_secrets(
     assert "X-Api-Key: header-key-eee\\nAuthorization: Bearer header-token-ddd" in saved
 
 
-async def test_a_renamed_model_with_a_masked_key_is_refused_naming_the_field(
-    api: httpx.AsyncClient, project: Project
-) -> None:
+async def test_a_model_renamed_in_place_keeps_its_keys(api: httpx.AsyncClient, project: Project) -> None:
     response = await saved_as_shown(
         api, "config.yaml", text=lambda text: text.replace("  other:", "  third:")
     )
+    assert response.status_code == 422  # the agent scout still names `other`: refused, and not for its key
+    assert "models.third" not in response.json()["error"]
+
+    def renamed(text: str) -> str:
+        return text.replace("  other:", "  third:").replace("model: other", "model: third")
+
+    response = await saved_as_shown(api, "config.yaml", text=renamed)
+    assert response.status_code == 200, response.text
+    assert text_of(project, "config.yaml") == renamed(TWO_MODELS)
+
+
+async def test_a_new_model_with_a_copied_masked_key_is_refused_naming_the_field(
+    api: httpx.AsyncClient, project: Project
+) -> None:
+    def added(text: str) -> str:
+        return f"{text}  third:\n    model: openai/gpt-5\n    variables:\n      - MINI_API_KEY={MASK}\n"
+
+    response = await saved_as_shown(api, "config.yaml", text=added)
     assert response.status_code == 422
     error = response.json()["error"]
     assert error.startswith("config.yaml: models.third.variables[0]: the masked value has no saved value")
     assert "type the secret again" in error
     assert text_of(project, "config.yaml") == TWO_MODELS
+
+    def added_values(data: dict[str, Any]) -> dict[str, Any]:
+        data["models"]["third"] = {"model": "openai/gpt-5", "variables": [f"MINI_API_KEY={MASK}"]}
+        return data
+
+    response = await saved_as_shown(api, "config.yaml", data=added_values)
+    assert response.status_code == 422
+    assert "models.third.variables[0]: the masked value has no saved value" in response.json()["error"]
 
 
 async def test_a_masked_key_moved_where_no_secret_was_is_refused(

@@ -171,30 +171,44 @@ MISSING: Any = object()  # no saved counterpart
 
 def step(new_parent: Any, key: Any, saved_parent: Any) -> Any:
     """The saved counterpart of `new_parent[key]`, given `saved_parent` is that of `new_parent`."""
-    if isinstance(new_parent, Mapping):
-        return saved_parent.get(key, MISSING) if isinstance(saved_parent, Mapping) else MISSING
-    if not isinstance(saved_parent, list):
-        return MISSING
-    index = counterpart_index(new_parent, key, saved_parent)
-    return MISSING if index is None else saved_parent[index]
+    place = _place(new_parent, key, saved_parent)
+    return MISSING if place is MISSING else saved_parent[place]
 
 
 def counterpart(path: Path, new: Any, saved: Any) -> Path | None:
-    """Where the value at `path` in `new` was in `saved`: keys are kept, list items found by identity."""
+    """Where the value at `path` in `new` was in `saved`: the same keys (an entry renamed in place keeps
+    its place), list items found by identity."""
     found: list[Any] = []
     for key in path:
-        if isinstance(new, Mapping):
-            if not isinstance(saved, Mapping) or key not in saved:
-                return None
-            found.append(key)
-            new, saved = new[key], saved[key]
-        else:
-            index = counterpart_index(new, key, saved) if isinstance(saved, list) else None
-            if index is None:
-                return None
-            found.append(index)
-            new, saved = new[key], saved[index]
+        place = _place(new, key, saved)
+        if place is MISSING:
+            return None
+        found.append(place)
+        new, saved = new[key], saved[place]
     return tuple(found)
+
+
+def _place(new_parent: Any, key: Any, saved_parent: Any) -> Any:
+    """The key or index in `saved_parent` of what `new_parent[key]` stands for; MISSING when none."""
+    if isinstance(new_parent, Mapping):
+        if not isinstance(saved_parent, Mapping):
+            return MISSING
+        return key if key in saved_parent else _renamed_key(new_parent, key, saved_parent)
+    if not isinstance(saved_parent, list):
+        return MISSING
+    index = counterpart_index(new_parent, key, saved_parent)
+    return MISSING if index is None else index
+
+
+def _renamed_key(new: Mapping[Any, Any], key: Any, saved: Mapping[Any, Any]) -> Any:
+    """An entry renamed in place (a model renamed on the Models page): the saved key at the same position,
+    when it holds a mapping too and the new mapping has it no more."""
+    position = list(new).index(key)
+    saved_keys = list(saved)
+    if position >= len(saved_keys) or saved_keys[position] in new:
+        return MISSING
+    was = saved_keys[position]
+    return was if isinstance(new[key], Mapping) and isinstance(saved[was], Mapping) else MISSING
 
 
 def counterpart_index(new: list[Any], index: int, saved: list[Any]) -> int | None:
