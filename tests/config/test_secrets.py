@@ -122,3 +122,13 @@ def test_a_mask_that_cannot_stand_for_its_own_secret_is_refused(sent: dict[str, 
     saved = {"ApiKey": "sk-1", "ProxyUrl": "http://bob:pw@proxy"}
     with pytest.raises(SecretLost, match=re.escape(reason)):
         unmasked(sent, saved)
+
+
+def test_a_secret_written_in_another_value_is_masked_there_and_kept_only_as_shown() -> None:
+    saved = {"ApiKey": "sk-live-1", "Note": "the key sk-live-1 is the team's"}
+    shown = masked(saved)[0]
+    assert shown == {"ApiKey": MASK, "Note": f"the key {MASK} is the team's"}
+    assert unmasked(shown, saved) == saved
+    shown["Note"] = f"it is {MASK}"
+    with pytest.raises(SecretLost, match=r"Note: the masked value has no saved value to keep \(no secret"):
+        unmasked(shown, saved)

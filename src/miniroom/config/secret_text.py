@@ -26,6 +26,7 @@ from miniroom.config.secrets import (
     counterpart,
     is_secret_name,
     is_secret_value,
+    loose,
     masked_value,
     restored_value,
     secret_parts,
@@ -118,9 +119,9 @@ def _spliced(text: str, values: list[_Shown], *, shown: bool) -> str:
     secrets = {secret for value in values for secret in value.secrets}
     out, at = [], 0
     for value in values:
-        out += [_loose(text[at : value.scalar.start], secrets), value.shown if shown else value.raw]
+        out += [loose(text[at : value.scalar.start], secrets), value.shown if shown else value.raw]
         at = value.scalar.end
-    out.append(_loose(text[at:], secrets))
+    out.append(loose(text[at:], secrets))
     return "".join(out)
 
 
@@ -205,13 +206,6 @@ def _at(data: Any, place: KeyPath) -> Any:
             return MISSING
         data = data[key]
     return data
-
-
-def _loose(text: str, secrets: set[str]) -> str:
-    """`text` with each secret written in it as a word of its own replaced by MASK."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", MASK, text)
-    return text
 
 
 def _unmasked_lines(text: str, shown: str, saved: str) -> str:

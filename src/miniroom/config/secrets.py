@@ -42,6 +42,7 @@ _SECRET_WORDS = frozenset(
     }
 )
 _SECRET_ENDINGS = ("key", "token", "secret", "password", "passwd")  # `accesskey`, `authtoken`
+_NOT_SECRET = frozenset({"ScriptKey"})  # ScriptSearch's command, which people read and edit
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # `MINI_API_KEY`, `apiKey`, `X-Api-Key`
 _LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 _REFERENCE = re.compile(r"\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\})")
@@ -80,6 +81,8 @@ class Part:
 
 def is_secret_name(name: object) -> bool:
     """Whether a key, variable or header name names a secret: `ApiKey`, `OPENAI_KEY`, `X-Auth-Token`."""
+    if name in _NOT_SECRET:
+        return False
     words = [word.lower() for word in _WORD.findall(str(name))]
     return any(word in _SECRET_WORDS or word.endswith(_SECRET_ENDINGS) for word in words)
 
@@ -138,30 +141,61 @@ def masked_value(path: Path, value: Any) -> Any:
 
 
 def masked(data: Any) -> tuple[Any, list[str]]:
-    """A copy of `data` with every secret replaced by MASK, and the secrets that were."""
-    found: list[str] = []
+    """A copy of `data` with every secret replaced by MASK, also where it is written in another value, and
+    the secrets that were."""
+    found = secrets_of(data)
+    secrets = set(found)
 
     def walk(node: Any, path: Path) -> Any:
         if isinstance(node, Mapping):
             return {key: walk(value, (*path, key)) for key, value in node.items()}
         if isinstance(node, list):
             return [walk(item, (*path, index)) for index, item in enumerate(node)]
-        found.extend(str(node)[part.start : part.end] for part in secret_parts(path, node))
-        return masked_value(path, node)
+        return _shown(path, node, secrets)
 
     return walk(data, ()), found
+
+
+def secrets_of(data: Any) -> list[str]:
+    """Every secret in `data`, in order."""
+    if isinstance(data, Mapping):
+        return [secret for key, value in data.items() for secret in _secrets_under((key,), value)]
+    return _secrets_under((), data)
+
+
+def _secrets_under(path: Path, node: Any) -> list[str]:
+    if isinstance(node, Mapping):
+        return [secret for key, value in node.items() for secret in _secrets_under((*path, key), value)]
+    if isinstance(node, list):
+        return [secret for index, item in enumerate(node) for secret in _secrets_under((*path, index), item)]
+    return [str(node)[part.start : part.end] for part in secret_parts(path, node)]
+
+
+def _shown(path: Path, value: Any, secrets: set[str]) -> Any:
+    """`value` as shown: its secrets masked, or, in a value that holds none, the secrets written there."""
+    if secret_parts(path, value):
+        return masked_value(path, value)
+    return loose(value, secrets) if isinstance(value, str) else value
+
+
+def loose(text: str, secrets: set[str]) -> str:
+    """`text` with each of `secrets` written in it as a word of its own replaced by MASK."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", MASK, text)
+    return text
 
 
 def unmasked(new: Any, saved: Any) -> Any:
     """`new` with each MASK put back to the secret `saved` (the file as saved) has at the same place;
     raises SecretLost where there is none."""
+    secrets = set(secrets_of(saved))
 
     def walk(node: Any, old: Any, path: Path) -> Any:
         if isinstance(node, Mapping):
             return {key: walk(value, step(node, key, old), (*path, key)) for key, value in node.items()}
         if isinstance(node, list):
             return [walk(item, step(node, index, old), (*path, index)) for index, item in enumerate(node)]
-        return restored_value(path, node, old)
+        return restored_value(path, node, old, secrets)
 
     return walk(new, saved, ())
 
@@ -239,27 +273,28 @@ def _identity(item: Any) -> tuple[str, str] | None:
     return None
 
 
-def restored_value(path: Path, value: Any, saved: Any) -> Any:
+def restored_value(path: Path, value: Any, saved: Any, secrets: set[str] | None = None) -> Any:
     """`value` (a scalar as sent) with each MASK in it replaced by the secret of the same label in `saved`
-    (the value saved at that place); raises SecretLost when a MASK has no secret to stand for."""
+    (the value saved at that place; as a whole when shown as it was, given the file's `secrets`); raises
+    SecretLost when a MASK has no secret to stand for."""
     if not isinstance(value, str) or MASK not in value:
         return value
     if saved is MISSING:
         raise SecretLost(path)
+    if value == _shown(path, saved, secrets or set()):
+        return saved
     if not secret_parts(path, saved):
         raise SecretLost(path, "no secret was saved at this place")
-    if value == masked_value(path, saved):
-        return saved
-    secrets = _labelled(path, saved)
+    labelled = _labelled(path, saved)
     text, at, pieces = value, 0, []
     for label, part in _numbered(secret_parts(path, value)):
         pieces.append(text[at : part.start])
         shown = text[part.start : part.end]
         if shown != MASK and MASK in shown:
             raise SecretLost(path, "only part of the secret is masked")
-        if shown == MASK and label not in secrets:
+        if shown == MASK and label not in labelled:
             raise SecretLost(path, "it moved, or what names it changed")
-        pieces.append(secrets[label] if shown == MASK else shown)
+        pieces.append(labelled[label] if shown == MASK else shown)
         at = part.end
     pieces.append(text[at:])
     if MASK in "".join(pieces[::2]):
