@@ -183,8 +183,8 @@ async def test_a_moved_header_line_and_a_changed_proxy_host_keep_their_secrets(
     response = await saved_as_shown(api, "fetch.yml", text=edited)
     assert response.status_code == 200, response.text
     saved = text_of(project, "fetch.yml")
-    assert "http://carol:url-pass-ccc@proxy2.example:8080" in saved
-    assert "X-Api-Key: header-key-eee\\nAuthorization: Bearer header-token-ddd" in saved
+    assert "      ProxyUrl: http://carol:url-pass-ccc@proxy2.example:8080\n" in saved
+    assert '"X-Api-Key: header-key-eee\\nAuthorization: Bearer header-token-ddd\\nAccept: text/html"' in saved
 
 
 async def test_a_model_renamed_in_place_keeps_its_keys(api: httpx.AsyncClient, project: Project) -> None:

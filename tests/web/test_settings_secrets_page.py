@@ -1,5 +1,6 @@
 """Secrets on the settings pages in Chromium: Project settings saved without an edit leaves two models' keys
-where they were, Show needs the API token (and says how to set one), and with the token Show shows them."""
+where they were, Show needs the API token (and says how to set one), and with the token every Show shows
+the saved secret."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from playwright.async_api import Page, expect
 
 from miniroom.transports.embedded import RoomStore
 from tests.web.conftest import serve_in_thread
-from tests.web.settings_pages import HubServer, hub_server, open_card, save
+from tests.web.settings_pages import HubServer, field, hub_server, labelled, open_card, save
 from tests.web.settings_support import make_project, project_for, settings_app
 from tests.web.test_config_pages import open_file
-from tests.web.test_settings_secrets import TWO_MODELS
+from tests.web.test_services_tabs import open_tab
+from tests.web.test_settings_secrets import SEARCH, TWO_MODELS
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 __all__ = ["hub_server"]
@@ -25,6 +27,7 @@ TOKEN = "page-t0ken"
 def two_models(store: RoomStore, tmp_path: Path) -> Iterator[HubServer]:
     """A server with a token, over a project whose two models hold keys that mask alike."""
     folder = make_project(tmp_path / "project", config=TWO_MODELS)
+    (folder / ".miniroom" / "search.yml").write_text(SEARCH, encoding="utf-8")
     store.ensure_room("lobby", name="Lobby")
     project = project_for(folder, tmp_path / "data")
     with serve_in_thread(settings_app(store, project, api_token=TOKEN)) as url:
@@ -50,6 +53,10 @@ async def test_show_with_the_token_shows_the_saved_secrets(page: Page, two_model
     body = await open_card(page, two_models.url, "Models")
     await body.get_by_role("button", name="Show", exact=True).click()
     await expect(body.get_by_label("Value of MINI_API_KEY")).to_have_value("sk-ant-first-111")
+    body = await open_tab(page, two_models, "Search services")
+    await expect(field(body, "ApiKey *")).to_have_value("••••••••")
+    await labelled(body, "ApiKey *").get_by_role("button", name="Show").click()
+    await expect(field(body, "ApiKey *")).to_have_value("serper-key-aaa")
 
 
 async def test_show_without_a_token_says_to_set_one(page: Page, hub_server: HubServer) -> None:

@@ -96,7 +96,7 @@ def unmasked_text(new: str, saved: str, path: Path) -> str:
         before = shown.get((was, scalar.nth)) if was is not None else None
         old = before.scalar.value if before is not None else _at(saved_data, was or ())
         kept = restored_value(scalar.path, scalar.value, old if was is not None else MISSING)
-        raw = before.raw if before is not None and kept is old else json.dumps(kept, ensure_ascii=False)
+        raw = before.raw if before is not None and kept is old else _rewritten(new, scalar, kept)
         restored.append((scalar, raw, kept))
     text = new
     for scalar, raw, _kept in reversed(restored):
@@ -155,11 +155,29 @@ def _shown_raw(raw: str, tail: str, secrets: tuple[str, ...], shown: str) -> str
             return json.dumps(shown, ensure_ascii=False)
         candidate = candidate[:found] + MASK + candidate[found + len(secret) :]
         at = found + len(MASK)
+    return candidate if _reads_as(candidate + tail, shown) else json.dumps(shown, ensure_ascii=False)
+
+
+def _rewritten(text: str, scalar: _Scalar, kept: Any) -> str:
+    """The value of `scalar` as sent, with each MASK replaced by the secret `kept` has there, where that
+    reads back as `kept` (keeping the quotes); else `kept` as a double-quoted string."""
+    sent = [scalar.value[part.start : part.end] for part in secret_parts(scalar.path, scalar.value)]
+    secrets = [str(kept)[part.start : part.end] for part in secret_parts(scalar.path, kept)]
+    restore = [secret for shown, secret in zip(sent, secrets, strict=False) if shown == MASK]
+    pieces = text[scalar.start : scalar.end].split(MASK)
+    if len(sent) == len(secrets) and len(pieces) == len(restore) + 1:
+        after = zip(restore, pieces[1:], strict=True)
+        candidate = pieces[0] + "".join(secret + piece for secret, piece in after)
+        if _reads_as(candidate + scalar.tail, kept):
+            return candidate
+    return json.dumps(kept, ensure_ascii=False)
+
+
+def _reads_as(text: str, value: Any) -> bool:
     try:
-        reads = yaml.load(candidate + tail, BoundedLoader)
+        return bool(yaml.load(text, BoundedLoader) == value)
     except yaml.YAMLError:
-        reads = None
-    return candidate if reads == shown else json.dumps(shown, ensure_ascii=False)
+        return False
 
 
 def _scalars(text: str) -> Iterator[_Scalar]:
