@@ -132,3 +132,17 @@ def test_a_secret_written_in_another_value_is_masked_there_and_kept_only_as_show
     shown["Note"] = f"it is {MASK}"
     with pytest.raises(SecretLost, match=r"Note: the masked value has no saved value to keep \(no secret"):
         unmasked(shown, saved)
+
+
+@pytest.mark.parametrize(
+    ("value", "secret"),
+    [
+        ("$KEY", False),
+        ("${KEY}", False),
+        ("Bearer ${TOKEN}", False),
+        ("Bearer sk-1", True),
+        ("${KEY:-sk-1}", True),
+    ],
+)
+def test_references_to_variables_are_no_secrets(value: str, secret: bool) -> None:
+    assert masked({"Authorization": value})[0]["Authorization"] == (MASK if secret else value)

@@ -45,6 +45,7 @@ _SECRET_ENDINGS = ("key", "token", "secret", "password", "passwd")  # `accesskey
 _NOT_SECRET = frozenset({"ScriptKey"})  # ScriptSearch's command, which people read and edit
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # `MINI_API_KEY`, `apiKey`, `X-Api-Key`
 _LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+_SCHEMES = frozenset({"", "bearer", "basic", "token", "bot"})  # what may stand before a reference
 _REFERENCE = re.compile(r"\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\})")
 _HEADER = re.compile(r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*:[ \t]*(.*?)[ \t]*$", re.M)
 _URL_USER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^\s/@:?#]*)(?::([^\s/@?#]*))?@")
@@ -88,11 +89,13 @@ def is_secret_name(name: object) -> bool:
 
 
 def is_secret_value(value: object) -> bool:
-    """Whether a secret setting's value is the secret itself: anything but a bare `$VAR` or `${VAR}`."""
+    """Whether a secret setting's value is the secret itself: anything but variable references (`$VAR`,
+    `${VAR}`), alone or after an authorization scheme (`Bearer ${TOKEN}`)."""
     if isinstance(value, bool) or value is None or isinstance(value, Mapping | list):
         return False
     text = str(value).strip()
-    return bool(text) and _REFERENCE.fullmatch(text) is None
+    rest = _REFERENCE.sub("", text).strip().lower()
+    return bool(text) and not (rest in _SCHEMES and _REFERENCE.search(text))
 
 
 def secret_parts(path: Path, value: object) -> list[Part]:
