@@ -108,7 +108,10 @@ def unmasked_text(new: str, saved: str, path: Path) -> str:
 
 def _check(text: str, restored: list[tuple[_Scalar, Any]]) -> None:
     """Each restored value reads back as it should (a value moved into another YAML form may not)."""
-    reads = {(scalar.path, scalar.nth): scalar.value for scalar in _scalars(text)}
+    try:
+        reads = {(scalar.path, scalar.nth): scalar.value for scalar in _scalars(text)}
+    except yaml.YAMLError:
+        reads = {}
     for scalar, value in restored:
         if reads.get((scalar.path, scalar.nth), MISSING) != value:
             raise SecretLost(scalar.path, "it cannot be written back in the form it was sent in")
