@@ -3,6 +3,7 @@ byte from the saved text; a file that is not YAML is masked and restored by line
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -38,10 +39,15 @@ def test_a_key_written_twice_keeps_each_of_its_values() -> None:
 
 
 def test_a_file_that_is_not_yaml_is_masked_and_restored_by_line() -> None:
-    text = "services:\n  - name: A\n    ApiKey: sk-1\n    ProxyUrl: http://u:pw@p\n   bad: [\n"
+    text = (
+        "services:\n  - name: A\n    ApiKey: sk-1\n    ProxyUrl: http://u:pw@p\n"
+        '    settings: {ExtraHeaders: "Authorization: Bearer b-2\\nAccept: y", Token: t-3}\n'
+        "   bad: [\n"
+    )
     shown, count = masked_text(text, FILE)
-    assert count == 2
-    assert shown == text.replace("sk-1", MASK).replace(":pw@", f":{MASK}@")
+    assert count == 4
+    masks = {"sk-1": MASK, ":pw@": f":{MASK}@", "Bearer b-2": MASK, "t-3": MASK}
+    assert shown == functools.reduce(lambda text, pair: text.replace(*pair), masks.items(), text)
     fixed = shown.replace("   bad: [\n", "")
     assert unmasked_text(fixed, text, FILE) == text.replace("   bad: [\n", "")
 

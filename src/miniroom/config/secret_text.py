@@ -37,10 +37,23 @@ from miniroom.config.yaml_source import parse_yaml
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _PROPERTIES = re.compile(r"(?:[&!]\S*\s+)*")  # an anchor or tag written before a value
-# A file that is not YAML: `key: value` and `- NAME=value` lines, and credentials in URLs.
-_KEY_LINE = re.compile(r"^([ \t]*(?:-[ \t]+)?[\"']?([\w.-]+)[\"']?[ \t]*:[ \t]+)(\S.*?)([ \t]+#.*)?$", re.M)
-_VARIABLE_LINE = re.compile(r"^([ \t]*-[ \t]+[\"']?([A-Za-z_]\w*)=)(.*?)([\"']?(?:[ \t]+#.*)?)$", re.M)
-_URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s/@:?#]*:)([^\s/@?#]+)(@)")
+# A file that is not YAML, by line: `key: value` and `- NAME=value` lines, the password of a URL, and
+# `Name: value` within a line (a header in a quoted text, a flow mapping), its value up to a delimiter.
+_BY_LINE = (
+    re.compile(
+        r"^(?P<head>[ \t]*(?:-[ \t]+)?[\"']?(?P<name>[\w.-]+)[\"']?[ \t]*:[ \t]+)(?P<value>\S.*?)"
+        r"(?P<tail>(?:[ \t]+#.*)?)$",
+        re.M,
+    ),
+    re.compile(
+        r"^(?P<head>[ \t]*-[ \t]+[\"']?(?P<name>[A-Za-z_]\w*)=)(?P<value>.*?)"
+        r"(?P<tail>[\"']?(?:[ \t]+#.*)?)$",
+        re.M,
+    ),
+    re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:?#]*:)(?P<value>[^\s/@?#]+)(?P<tail>@)"),
+)
+_INNER_NAME = re.compile(r"(?<![\w-])([A-Za-z][\w-]*)[ \t]*:[ \t]*[\"']?")
+_INNER_VALUE = re.compile(r"[^\"'\\\n,{}\[\]#]*")
 
 
 @dataclass(frozen=True)
@@ -252,27 +265,31 @@ def _unmasked_lines(text: str, shown: str, saved: str) -> str:
 
 
 def _masked_lines(text: str) -> tuple[str, int]:
-    """A text that is not YAML, masked by line: secret keys' values, secret variables, URL passwords."""
+    """A text that is not YAML, masked by line (see _BY_LINE), and how many secrets that is."""
     count = 0
 
-    def key_line(match: re.Match[str]) -> str:
+    def masked(match: re.Match[str]) -> str:
         nonlocal count
-        if not (is_secret_name(match.group(2)) and is_secret_value(match.group(3))):
+        name, value = match.groupdict().get("name"), match.group("value")
+        if value == MASK or not is_secret_value(value) or (name is not None and not is_secret_name(name)):
             return match.group(0)
         count += 1
-        return f"{match.group(1)}{MASK}{match.group(4) or ''}"
+        return f"{match.group('head')}{MASK}{match.group('tail')}"
 
-    def variable_line(match: re.Match[str]) -> str:
-        nonlocal count
-        if not (is_secret_name(match.group(2)) and is_secret_value(match.group(3))):
-            return match.group(0)
-        count += 1
-        return f"{match.group(1)}{MASK}{match.group(4)}"
+    for pattern in _BY_LINE:
+        text = pattern.sub(masked, text)
+    inner = _masked_within(text)
+    return inner[0], count + inner[1]
 
-    def url(match: re.Match[str]) -> str:
-        nonlocal count
-        count += match.group(2) != MASK
-        return f"{match.group(1)}{MASK}{match.group(3)}"
 
-    text = _VARIABLE_LINE.sub(variable_line, _KEY_LINE.sub(key_line, text))
-    return _URL_CREDENTIALS.sub(url, text), count
+def _masked_within(text: str) -> tuple[str, int]:
+    """`Name: value` pairs inside lines, where Name names a secret."""
+    spans = []
+    for match in _INNER_NAME.finditer(text):
+        value = _INNER_VALUE.match(text, match.end())
+        secret = value.group(0).rstrip() if value else ""
+        if is_secret_name(match.group(1)) and secret != MASK and is_secret_value(secret):
+            spans.append((match.end(), match.end() + len(secret)))
+    for start, end in reversed(spans):
+        text = text[:start] + MASK + text[end:]
+    return text, len(spans)
