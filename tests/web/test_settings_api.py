@@ -1,5 +1,5 @@
 """The settings API: each file read and written through its validator, md5 conflicts, atomic writes that keep
-comments, secrets masked unless asked for, and config.yaml changes handed to the runtime."""
+comments, secrets masked, and config.yaml changes handed to the runtime."""
 
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ async def test_removing_a_profile_a_model_uses_is_saved_with_a_warning(
     assert warning["text"].startswith("config.yaml:14: models.default.variables[0]: AGENT_BACKEND: mini:safe")
 
 
-async def test_secrets_are_masked_unless_shown_and_kept_when_saved_masked(
+async def test_secrets_are_masked_and_kept_when_saved_masked(
     api: httpx.AsyncClient, project: Project
 ) -> None:
     shown = await read(api, "config.yaml")
@@ -197,8 +197,6 @@ async def test_secrets_are_masked_unless_shown_and_kept_when_saved_masked(
     assert f"MINI_API_KEY={MASK}   # the provider key" in shown["text"]
     assert shown["data"]["models"]["default"]["variables"][1] == f"MINI_API_KEY={MASK}"
     assert shown["masked"] == 1
-    revealed = await read(api, "config.yaml", reveal="true")
-    assert "MINI_API_KEY=sk-secret-42" in revealed["text"]
     data = shown["data"]
     data["agents"]["helper"]["role"] = "Answers everything"
     response = await save(api, "config.yaml", shown["md5"], data=data)
@@ -236,7 +234,7 @@ async def test_a_saved_config_goes_to_the_runtime(api: httpx.AsyncClient, projec
         return "applied now (agents added: scout)"
 
     project.on_config = runtime
-    shown = await read(api, "config.yaml", reveal="true")
+    shown = await read(api, "config.yaml")
     data = shown["data"]
     data["agents"]["scout"] = {"model": "default", "rooms": ["lobby"]}
     response = await save(api, "config.yaml", shown["md5"], data=data)
@@ -247,7 +245,7 @@ async def test_a_saved_config_goes_to_the_runtime(api: httpx.AsyncClient, projec
 
 
 async def test_without_a_runtime_a_saved_config_says_to_restart(api: httpx.AsyncClient) -> None:
-    shown = await read(api, "config.yaml", reveal="true")
+    shown = await read(api, "config.yaml")
     response = await save(api, "config.yaml", shown["md5"], text=shown["text"] + "bot_accounts: []\n")
     assert response.json()["applied"] == "saved; restart `miniroom serve` to apply the agent and room changes"
 

@@ -24,7 +24,7 @@ from miniroom.config.participation import (
     TypesafeJudgment,
 )
 from miniroom.config.problems import Finding, Problem, Wording, at_most, did_you_mean, findings, key_path
-from miniroom.config.secrets import SECRET_NAME
+from miniroom.config.secrets import is_secret_name
 from miniroom.config.settings_file import SettingsFileError, read_settings_text
 from miniroom.config.yaml_source import YamlSource, parse_yaml
 
@@ -396,7 +396,7 @@ def config_error(problems: Sequence[Problem], source: str) -> ConfigError:
 
 
 def _unknown_key(key: str, allowed: Sequence[str]) -> str:
-    if SECRET_NAME.search(key):
+    if is_secret_name(key):
         return "unknown key: passwords and tokens do not belong in config.yaml; set them in the environment"
     hint = did_you_mean(key, allowed)
     if hint:

@@ -65,6 +65,7 @@ def create_app(
     # Without a token the guard serves the page only to those it serves the API, so the page may carry the
     # API's first answers; with one, the page is served to anyone and carries no room data.
     app.state.page_carries_reads = token is None
+    app.state.api_token = token  # secrets are shown only to its bearers (settings_api)
     app.state.agent_cli = agent_cli
     app.state.project = project
     return app

@@ -99,6 +99,12 @@ class AccessGuard:
         )
 
 
+def carries_token(scope: Scope, token: str) -> bool:
+    """Whether the request carries `token` in its Authorization header (not in its address)."""
+    offered = _offered_token(scope, query_allowed=False)
+    return offered is not None and hmac.compare_digest(offered, token.encode())
+
+
 def _headers(scope: Scope) -> dict[str, str]:
     """The request headers that the checks read, decoded as HTTP defines them (Latin-1); the first wins."""
     headers: dict[str, str] = {}

@@ -1,14 +1,15 @@
 """The settings API: every settings file read and written through its validator, secrets masked.
 
 `GET /api/settings` lists the files; `GET /api/settings/files/{name}` gives one (text, data, md5, problems;
-`?reveal=true` shows its secrets); `PUT` the same path with `{"md5", "text"}` or `{"md5", "data"}` saves it:
-409 when the file changed since that md5, 422 naming each problem when the new version has errors.
+`?reveal=true` shows its secrets, to bearers of the API token only); `PUT` the same path with `{"md5",
+"text"}` or `{"md5", "data"}` saves it: 409 when the file changed since that md5, 422 naming each problem
+when the new version has errors, or where a masked secret has no saved value to stand for.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
+import json
 from typing import Any
 
 from starlette.requests import Request
@@ -19,10 +20,12 @@ from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.config.config_yaml import ConfigError
 from miniroom.config.paths import DEFAULT_CONFIG
 from miniroom.config.problems import Problem
-from miniroom.config.secrets import MASK, SecretLost, masked, unmasked
+from miniroom.config.secret_text import masked_text, unmasked_text
+from miniroom.config.secrets import SecretLost, masked, unmasked
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.yaml_edit import updated_text
 from miniroom.config.yaml_source import parse_yaml
+from miniroom.server.auth import TOKEN_VARIABLE, carries_token
 from miniroom.server.errors import ApiError, bad_request
 from miniroom.server.inputs import json_object, query_flag
 from miniroom.server.project import Project
@@ -56,8 +59,31 @@ async def list_files(request: Request) -> JSONResponse:
 
 async def read_file(request: Request) -> JSONResponse:
     files = project_of(request).files
+    reveal = query_flag(request, "reveal")
+    if reveal:
+        _check_reveal(request)
     snapshot = await asyncio.to_thread(_snapshot, files, request.path_params["name"])
-    return JSONResponse(_file_json(files, snapshot, reveal=query_flag(request, "reveal")))
+    return JSONResponse(_file_json(files, snapshot, reveal=reveal))
+
+
+def _check_reveal(request: Request) -> None:
+    """Secrets are shown only to bearers of the API token, from loopback too: without one, any local
+    process (or a page's fetch of 127.0.0.1) could read every key."""
+    token: str | None = getattr(request.app.state, "api_token", None)
+    if token is None:
+        raise ApiError(
+            403,
+            "M_FORBIDDEN",
+            f"secrets are shown only to bearers of the API token, and this server has none: set "
+            f"{TOKEN_VARIABLE} (e.g. to the output of `openssl rand -hex 32`), restart `miniroom serve` and "
+            "open the page as /#token=<the token>; a masked secret saved as shown keeps its value",
+        )
+    if not carries_token(request.scope, token):
+        raise ApiError(
+            401,
+            "M_UNKNOWN_TOKEN",
+            f"showing secrets needs the API token: send the header Authorization: Bearer <{TOKEN_VARIABLE}>",
+        )
 
 
 async def write_file(request: Request) -> JSONResponse:
@@ -95,23 +121,27 @@ def _snapshot(files: ProjectFiles, name: str) -> Snapshot:
 
 
 def _new_text(files: ProjectFiles, current: Snapshot, data: dict[str, Any]) -> str:
-    """The text to save: as sent, with masked secrets put back from the saved file."""
-    saved_data = _data_of(current)
+    """The text to save: as sent, with each masked secret put back from the same place in the saved file."""
     try:
         if "data" in data:
-            return updated_text(current.text, unmasked(data["data"], saved_data))
+            saved_data = _data_of(current)
+            sent = unmasked(data["data"], saved_data)
+            if current.text and _same(sent, saved_data):
+                return current.text  # saved as it was shown: the file stays byte for byte
+            return updated_text(current.text, sent)
         text = data["text"]
         if not isinstance(text, str):
             raise bad_request('"text" must be the whole file as a string')
-        text = _unmasked_lines(text, current.text, masked(saved_data)[1])
-        if MASK not in text:
-            return text  # exactly as typed
-        sent = parse_yaml(text, current.file.path).data
-        return updated_text(text, unmasked(sent, saved_data))
+        return unmasked_text(text, current.text, current.file.path)
     except SecretLost as lost:
         raise ApiError(422, "M_INVALID_SETTINGS", f"{current.file.location}: {lost}") from None
     except SettingsFileError as error:  # masked text that is not YAML: the validation says where
         raise _invalid(files, [error.problem]) from None
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Equal values of equal types in the same order (`1` is not `true`, reordered keys are a change)."""
+    return json.dumps(one, default=repr) == json.dumps(other, default=repr)
 
 
 def _data_of(snapshot: Snapshot) -> Any:
@@ -141,25 +171,10 @@ def _file_json(files: ProjectFiles, snapshot: Snapshot, *, reveal: bool) -> dict
     data = _data_of(snapshot)
     text, secrets = snapshot.text, 0
     if not reveal:
-        data, values = masked(data)
-        text, secrets = _masked_text(text, values), len(values)
+        data = masked(data)[0]
+        text, secrets = masked_text(text, snapshot.file.path)
     problems = [_problem_json(files, problem) for problem in snapshot.problems]
     return {**_summary(snapshot), "text": text, "data": data, "problems": problems, "masked": secrets}
-
-
-def _masked_text(text: str, values: list[str]) -> str:
-    for value in sorted(set(values), key=len, reverse=True):
-        text = re.sub(rf"(?<![\w-]){re.escape(value)}(?![\w-])", MASK, text)
-    return text
-
-
-def _unmasked_lines(text: str, saved_text: str, values: list[str]) -> str:
-    """`text` with each masked line that is as it was shown put back as it is saved, byte for byte."""
-    if MASK not in text:
-        return text
-    saved_lines = saved_text.splitlines(keepends=True)
-    shown = {_masked_text(line, values): line for line in saved_lines if MASK not in line}
-    return "".join(shown.get(line, line) for line in text.splitlines(keepends=True))
 
 
 def _problem_json(files: ProjectFiles, problem: Problem) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from miniroom.config.secrets import SECRET_NAME, is_secret_value
+from miniroom.config.secrets import is_secret_name, is_secret_value
 from miniroom.web.catalogue import Catalogue, ServiceEntry
 from miniroom.web.kinds import ServiceKind, ServiceType
 from miniroom.web.service_types import find_type
@@ -44,7 +44,7 @@ class WebCatalogues:
 
 def _is_secret_setting(service_type: ServiceType, name: str) -> bool:
     spec = service_type.spec_by_name.get(name)
-    return (spec is not None and spec.kind == "secret") or SECRET_NAME.search(name) is not None
+    return (spec is not None and spec.kind == "secret") or is_secret_name(name)
 
 
 def _entry_record(entry: ServiceEntry) -> dict[str, Any]:

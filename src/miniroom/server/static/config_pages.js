@@ -1,5 +1,6 @@
 // The Agents, Models and Rooms pages: sections of config.yaml edited as lists. A save goes through the same
 // validation as `miniroom config check`, and the running server applies it (or says to restart).
+import { friendly } from "./api.js";
 import { button, checkbox, element, field, notice, select, textInput } from "./dom.js";
 import { frame, onSave, problemLines } from "./dialog.js";
 import { Entries } from "./entries.js";
@@ -22,7 +23,7 @@ export async function open(view, section) {
   const page = frame(view, "config.yaml");
   page.content.classList.add("entries");
   let data = {};
-  const context = { known, profileNames: [], data: () => data, file };
+  const context = { known, profileNames: [], data: () => data, file, page };
   const entries = new Entries(page.content, {
     noun: spec.noun,
     mask: NAME,
@@ -144,10 +145,16 @@ function modelForm(name, value, errors, context) {
     value.variables.push("NAME=");
     drawRows();
   }, "secondary");
-  const reveal = button("Show", "Show the secret values", async () => {
-    const shown = await new SettingsFile("config.yaml").load(true);
+  const reveal = button("Show", "Show the secret values (needs the API token)", async () => {
+    let shown;
+    try {
+      shown = await new SettingsFile("config.yaml").load(true);
+    } catch (error) {
+      notice(context.page.top, "error", friendly(error, "show the secrets"));
+      return;
+    }
     const saved = ((shown.data.models || {})[name] || {}).variables || [];
-    value.variables = value.variables.map((line) => (line.endsWith(`=${MASK}`) ? saved.find((s) => s.split("=")[0] === line.split("=")[0]) || line : line));
+    value.variables = value.variables.map((line, index) => (line.includes(MASK) ? savedLine(line, index, saved) : line));
     drawRows();
   }, "secondary");
   drawRows();
@@ -157,6 +164,15 @@ function modelForm(name, value, errors, context) {
   if (errors.variables) variables.append(element("span", "field-error", errors.variables));
   form.append(text(value, "model", "Model", hint, errors), profile.row, variables);
   return form;
+}
+
+// The saved line a masked `line` stands for, as the server maps it back: the same NAME at the same place,
+// else the only saved line of that NAME.
+function savedLine(line, index, saved) {
+  const name = line.split("=")[0];
+  if ((saved[index] || "").split("=")[0] === name) return saved[index];
+  const same = saved.filter((other) => other.split("=")[0] === name);
+  return same.length === 1 ? same[0] : line;
 }
 
 function variableRow(value, index, redraw) {

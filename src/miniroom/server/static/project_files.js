@@ -1,5 +1,7 @@
 // Project settings: every `.miniroom/` file and config.yaml as text, saved through the same validation as
-// the forms. Secrets show masked (a masked value saved as it is keeps the saved secret) unless shown.
+// the forms. Secrets show masked (a masked value saved as it is keeps the secret saved at its place) unless
+// shown, which needs the API token.
+import { friendly } from "./api.js";
 import { button, element, notice, toast } from "./dom.js";
 import { frame, onSave, problemLines } from "./dialog.js";
 import { SettingsFile, listFiles } from "./settings_api.js";
@@ -33,7 +35,14 @@ async function openFile(view, listed) {
   editor.rows = 22;
   editor.setAttribute("aria-label", listed.location);
   const problems = element("ul", "problems");
-  const reveal = button("Show secrets", "Show keys and passwords as saved", () => load(true), "secondary");
+  const showSecrets = async () => {
+    try {
+      await load(true);
+    } catch (error) {
+      notice(page.top, "error", friendly(error, "show the secrets"));
+    }
+  };
+  const reveal = button("Show secrets", "Show keys and passwords as saved (needs the API token)", showSecrets, "secondary");
   page.content.append(editor, problems);
   page.footer.prepend(reveal);
 

@@ -176,9 +176,16 @@ class ServicesTab {
     return row;
   }
 
-  // The saved values of service `name`, secrets unmasked, for Show.
+  // The saved values of service `name`, secrets unmasked, for Show; null (and why, in a notice) when the
+  // server shows no secrets (no API token set).
   async reveal(name) {
-    const shown = await new SettingsFile(this.file.name).load(true);
+    let shown;
+    try {
+      shown = await new SettingsFile(this.file.name).load(true);
+    } catch (error) {
+      notice(this.page.top, "error", friendly(error, "show the secret"));
+      return null;
+    }
     const items = (shown.data && shown.data.services) || [];
     const found = items.find((item) => item && item.name === name);
     return found ? found.settings || {} : null;
