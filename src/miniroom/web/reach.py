@@ -90,7 +90,8 @@ def refusal(
 ) -> Refusal | None:
     """Why `reach` may not connect to `address`:`port` (which `host` named), or None when it may. `local`:
     the address is this machine's; with a port in `own_ports` it is one of miniroom's own listeners."""
-    subject = f"{address} is" if as_address(host) is not None else f"{host} resolves to {address}, which is"
+    written = host.strip("[]")  # an address as the URL spells it
+    subject = f"{written} is" if as_address(host) is not None else f"{host} resolves to {address}, which is"
     refused = f"{reach.tool} refused: {subject}"
     if (kind := forbidden_kind(address)) is not None:
         return Refusal(f"{refused} {kind}, which fetch and search never reach", never=True)

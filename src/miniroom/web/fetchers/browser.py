@@ -108,12 +108,16 @@ class BrowserFetcher:
             else await browser.new_page()
         )
         refused = await self._guard(page)
+        redirects: list[str] = []  # Playwright routes no redirect: each is checked once the page is in
+        page.on("request", lambda request: redirects.append(request.url) if request.redirected_from else None)
         try:
             response = await page.goto(url, wait_until="load", timeout=NAVIGATION_TIMEOUT_MS)
         except Exception:
-            if refused:  # the navigation, or a redirect of it, went where the reach rules forbid
+            if refused:  # the navigation went where the reach rules forbid
                 raise refused[0] from None
             raise
+        for hop in redirects:  # a page that came by way of a forbidden address is not shown
+            await check_url(self.reach, hop)
         if response is not None and response.status >= 400:
             raise ServiceFailure(f"HTTP {response.status} {response.status_text}".rstrip())
         if self.wait_ms:
@@ -130,8 +134,8 @@ class BrowserFetcher:
         )
 
     async def _guard(self, page: Page) -> list[ServiceFailure | FinalFailure]:
-        """Every request the page makes (redirects, frames, scripts' calls) checked as fetch checks its own;
-        a refused one is aborted, and listed."""
+        """Every request the page makes (frames, scripts' calls; not redirects, which Playwright does not
+        route) checked as fetch checks its own; a refused one is aborted, and listed."""
         refused: list[ServiceFailure | FinalFailure] = []
 
         async def check(route: Route, request: Request) -> None:
