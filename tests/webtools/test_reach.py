@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -23,7 +24,7 @@ from starlette.routing import Route
 from miniroom.config.tls import trusted_tls_context
 from miniroom.server.serve import build_server
 from miniroom.web.catalogue import check_fetch_file
-from miniroom.web.guard import NeverReached, ReachRefused, Resolver, guarded_transport
+from miniroom.web.guard import NeverReached, ReachRefused, Resolver, guarded_transport, is_this_machine
 from miniroom.web.listeners import own_ports
 from miniroom.web.reach import Reach, refusal
 from tests.webtools.conftest import write_catalogue
@@ -50,13 +51,14 @@ async def fetch(project: Path, services: str, url: str) -> tuple[bool, str]:
 
 
 @asynccontextmanager
-async def own_server() -> AsyncIterator[int]:
+async def own_server(host: str = "127.0.0.1") -> AsyncIterator[int]:
     """A miniroom server (the HTTP server every miniroom command runs) answering a secret; its port."""
 
     async def secret(request: Request) -> PlainTextResponse:
         return PlainTextResponse(OWN_SECRET)
 
-    server = build_server(Starlette(routes=[Route("/secret", secret)]), port=0, handle_signals=False)
+    app = Starlette(routes=[Route("/secret", secret)])
+    server = build_server(app, host=host, port=0, handle_signals=False)
     task = asyncio.create_task(server.serve())
     while not server.started:
         assert not task.done(), "the server did not start"
@@ -189,6 +191,37 @@ async def test_miniroom_own_server_is_never_fetched_by_any_of_its_addresses(
             assert f"its port {port} is miniroom's own server (its API and settings), {NEVER}" in shown
             assert OWN_SECRET not in shown
     assert port not in own_ports()  # closed: the port is anyone's again
+
+
+def network_address() -> str | None:
+    """This machine's address on its network (the one it would reach a test network from), if it has one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # a datagram socket sends nothing to connect
+        except OSError:
+            return None
+        address = str(probe.getsockname()[0])
+    return None if ipaddress.ip_address(address).is_loopback else address
+
+
+def test_this_machine_is_told_by_its_addresses() -> None:
+    assert is_this_machine(ipaddress.ip_address("127.0.0.1"))
+    assert is_this_machine(ipaddress.ip_address("0.0.0.0"))
+    assert is_this_machine(ipaddress.ip_address("::ffff:127.0.0.1"))
+    assert not is_this_machine(ipaddress.ip_address("203.0.113.7"))
+
+
+async def test_miniroom_own_server_on_every_address_is_not_fetched_by_the_machines_own(
+    tmp_path: Path,
+) -> None:
+    address = network_address()
+    if address is None:
+        pytest.skip("this machine has no network address besides loopback")
+    async with own_server("0.0.0.0") as port:
+        failed, shown = await fetch(tmp_path, direct(allow=True), f"http://{address}:{port}/secret")
+    assert failed
+    assert f"fetch refused: {address} is this machine, and its port {port} is miniroom's own server" in shown
+    assert OWN_SECRET not in shown
 
 
 async def test_a_browser_that_is_redirected_to_miniroom_own_server_shows_nothing(
