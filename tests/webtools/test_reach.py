@@ -79,7 +79,8 @@ async def own_server(host: str = "127.0.0.1") -> AsyncIterator[int]:
         ("127.8.9.10", False, "a loopback address"),
         ("::1", False, "a loopback address"),
         ("::ffff:127.0.0.1", False, "a loopback address"),
-        ("0.0.0.0", False, "an address of this machine (0.0.0.0)"),
+        ("0.0.0.0", False, "an unspecified address, which reaches this machine"),
+        ("::", False, "an unspecified address, which reaches this machine"),
         ("10.1.2.3", False, "a private network address"),
         ("172.16.0.1", False, "a private network address"),
         ("192.168.1.1", False, "a private network address"),
@@ -138,6 +139,9 @@ async def test_a_local_site_is_fetched_only_with_the_services_setting(tmp_path: 
     _, by_name = await fetch(tmp_path, direct(allow=False), f"http://localhost:{port}/page.html")
     assert "D: fetch refused: localhost resolves to " in by_name
     assert ", which is a loopback address; " in by_name
+    for spelled in ["2130706433", "0x7f000001", "017700000001", "127.1"]:  # what resolvers read as 127.0.0.1
+        _, odd = await fetch(tmp_path, direct(allow=False), f"http://{spelled}:{port}/page.html")
+        assert f"D: fetch refused: {spelled} resolves to 127.0.0.1, which is a loopback address; " in odd
     assert site.seen == []  # refused before any connection
     # The next service in the chain may allow what the first does not.
     services = direct(allow=False, name="Public", priority=1) + direct(allow=True, name="Local", priority=2)

@@ -77,7 +77,7 @@ def private_kind(address: IPAddress) -> str | None:
     if address.is_loopback:
         return "a loopback address"
     if address.is_unspecified or address in ipaddress.ip_network("0.0.0.0/8"):
-        return "an address of this machine (0.0.0.0)"
+        return "an unspecified address, which reaches this machine"
     if any(address in network for network in _PRIVATE):
         return "a private network address"
     if not address.is_global:
