@@ -178,6 +178,12 @@ async def test_a_redirect_to_a_file_address_is_refused(tmp_path: Path, site: Run
     assert "root:" not in shown
 
 
+async def test_a_port_out_of_range_is_named(tmp_path: Path) -> None:
+    failed, shown = await fetch(tmp_path, direct(allow=True), "http://example.org:99999/")
+    assert failed
+    assert shown.endswith("D: 'http://example.org:99999/' has a port that is not a number from 0 to 65535")
+
+
 async def test_miniroom_own_server_is_never_fetched_by_any_of_its_addresses(
     tmp_path: Path, site: Running
 ) -> None:
