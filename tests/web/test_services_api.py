@@ -17,7 +17,11 @@ from tests.webtools.servers import Answer, Running, by_path, serve
 from tests.webtools.test_search import KEY, STAND_INS, vendor
 
 PAGE = "<html><head><title>Local page</title></head><body><h1>Hello from the test site</h1></body></html>"
-DIRECT = "services:\n  - name: Local Direct\n    type: Direct\n    settings:\n      TimeoutSec: 5\n"
+# The test site is on 127.0.0.1, loopback, which a fetch service reaches only when its settings allow it.
+DIRECT = (
+    "services:\n  - name: Local Direct\n    type: Direct\n    settings:\n      TimeoutSec: 5\n"
+    "      AllowPrivateNetwork: true\n"
+)
 
 
 @pytest.fixture

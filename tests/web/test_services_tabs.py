@@ -19,6 +19,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 __all__ = ["hub_server"]
 
 DIRECT = "# Page fetching\nservices:\n  - name: Local Direct\n    type: Direct\n    priority: 100\n"
+# The test site is on 127.0.0.1, loopback, which a fetch service reaches only when its settings allow it.
+LOCAL_DIRECT = DIRECT + "    settings:\n      AllowPrivateNetwork: true\n"
 PAGE = "<html><body><h1>Hello from the test site</h1></body></html>"
 
 
@@ -113,7 +115,7 @@ async def test_an_outside_change_is_kept_and_reload_shows_exactly_that_file(
 async def test_test_runs_the_saved_direct_service_on_a_local_page(
     page: Page, hub_server: HubServer, site: Running
 ) -> None:
-    hub_server.path("fetch.yml").write_text(DIRECT, encoding="utf-8")
+    hub_server.path("fetch.yml").write_text(LOCAL_DIRECT, encoding="utf-8")
     body = await open_tab(page, hub_server, "Fetch services")
     await body.get_by_label("Test page").fill(f"{site.url}/page.html")
     await body.get_by_role("button", name="Test", exact=True).click()
@@ -134,7 +136,7 @@ async def test_test_runs_the_saved_direct_service_on_a_local_page(
 async def test_test_can_expand_the_settings_with_a_models_variables(
     page: Page, hub_server: HubServer, site: Running
 ) -> None:
-    hub_server.path("fetch.yml").write_text(DIRECT, encoding="utf-8")
+    hub_server.path("fetch.yml").write_text(LOCAL_DIRECT, encoding="utf-8")
     body = await open_tab(page, hub_server, "Fetch services")
     model = body.get_by_label("Expand $VAR with")
     await expect(model.locator("option")).to_have_text(["No model's variables", "Variables of default"])

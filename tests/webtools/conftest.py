@@ -44,6 +44,7 @@ def site_routes(release: threading.Event) -> dict[str, Route]:
         "/table.csv": lambda seen: Answer.of("text/csv", "name,count\nfetch,1\nsearch,2\n"),
         "/redirect": lambda seen: Answer(302, b"", {"Location": "/page.html"}),
         "/loop": lambda seen: Answer(302, b"", {"Location": "/loop"}),
+        "/go": lambda seen: Answer(302, b"", {"Location": seen.query["to"]}),  # an open redirect
         "/slow": slow,
         "/error": lambda seen: Answer.of("text/plain", "boom", 500),
         "/blocked.html": blocked,

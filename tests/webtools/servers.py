@@ -51,6 +51,7 @@ class Answer:
     status: int = 200
     body: bytes = b""
     headers: Mapping[str, str] = field(default_factory=dict)
+    drip: threading.Event | None = None  # the body a byte at a time, each once this event is set or 0.1 s on
 
     @classmethod
     def of(cls, content_type: str, body: str | bytes, status: int = 200) -> Answer:
@@ -98,7 +99,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(answer.body)))
         self.end_headers()
-        self.wfile.write(answer.body)
+        if answer.drip is None:
+            self.wfile.write(answer.body)
+            return
+        for byte in answer.body:  # a page that never stalls long enough for a read timeout
+            answer.drip.wait(0.1)
+            try:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+            except OSError:  # the client gave up
+                return
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: pytest shows failures, not traffic
         pass

@@ -18,8 +18,11 @@ async def test_browser_emulation_renders_a_page_built_by_scripts(tmp_path: Path,
     write_catalogue(
         tmp_path,
         "fetch.yml",
+        # The site is on 127.0.0.1: loopback, which each service reaches only with AllowPrivateNetwork.
         "services:\n  - name: Plain\n    type: Direct\n    priority: 1\n"
-        "  - name: Browser\n    type: BrowserEmulation\n    priority: 2\n    settings: {WaitMs: 100}\n",
+        "    settings: {AllowPrivateNetwork: true}\n"
+        "  - name: Browser\n    type: BrowserEmulation\n    priority: 2\n"
+        "    settings: {WaitMs: 100, AllowPrivateNetwork: true}\n",
     )
     result = await call(build_tools(tmp_path)["fetch"], tmp_path, url=f"{site.url}/js.html")
     assert text(result) == (
@@ -39,7 +42,8 @@ async def test_remote_browser_drives_a_playwright_mcp_server(
             "fetch.yml",
             "services:\n  - name: Remote\n    type: RemoteBrowser\n    settings:\n"
             f"      ServiceUrl: {server.url}/mcp\n"
-            "      WaitMs: 500\n",
+            "      WaitMs: 500\n"
+            "      AllowPrivateNetwork: true\n",  # the site is on 127.0.0.1 (loopback)
         )
         result = await call(build_tools(tmp_path)["fetch"], tmp_path, url=f"{site.url}/redirect")
     shown = text(result)
@@ -77,7 +81,8 @@ async def test_nodriver_provisions_its_venv_and_renders_a_page_built_by_scripts(
     write_catalogue(
         tmp_path,
         "fetch.yml",
-        "services:\n  - name: Undetected\n    type: Nodriver\n    settings: {WaitMs: 500, TimeoutSec: 120}\n",
+        "services:\n  - name: Undetected\n    type: Nodriver\n"
+        "    settings: {WaitMs: 500, TimeoutSec: 120, AllowPrivateNetwork: true}\n",  # the site is loopback
     )
     result = await call(build_tools(tmp_path)["fetch"], tmp_path, url=f"{site.url}/js.html")
     assert text(result) == (

@@ -107,7 +107,8 @@ RULES = {
     "unknown_setting_is_a_warning": (
         "  - name: Direct\n    type: Direct\n    settings:\n      UserAgnet: curl/8\n",
         ("warning", "{path}:5: services[0].settings.UserAgnet: Direct has no such setting (did you mean "
-         "UserAgent?); the value is kept as written. Direct takes UserAgent, ExtraHeaders, TimeoutSec"),
+         "UserAgent?); the value is kept as written. Direct takes UserAgent, ExtraHeaders, TimeoutSec, "
+         "AllowPrivateNetwork"),
     ),
     "unknown_entry_key": (
         "  - name: Direct\n    type: Direct\n    enabeld: false\n",

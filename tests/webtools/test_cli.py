@@ -18,6 +18,8 @@ from tests.webtools.servers import Running, serve
 from tests.webtools.test_search import KEY, STAND_INS, vendor
 
 one_protocol = pytest.mark.parametrize("workspace", ["openai-completions"], indirect=True)
+# The test site is on 127.0.0.1, loopback, which a fetch service reaches only when its settings allow it.
+LOCAL = "{AllowPrivateNetwork: true}"
 
 
 def tool_names(body: dict) -> list[str]:  # type: ignore[type-arg]
@@ -50,7 +52,8 @@ def test_the_first_run_creates_fetch_yml_and_the_chain_falls_through(
         workspace.project,
         "fetch.yml",
         f"services:\n  - name: Dead proxy\n    type: Proxied\n    priority: 1\n    settings: {{ProxyUrl: "
-        f"'{closed_port_url()}'}}\n  - name: Direct HTTP\n    type: Direct\n    priority: 2\n",
+        f"'{closed_port_url()}', AllowPrivateNetwork: true}}\n  - name: Direct HTTP\n    type: Direct\n"
+        f"    priority: 2\n    settings: {LOCAL}\n",
     )
     url = f"{site.url}/page.html"
     provider.script(Reply(tool_calls=[("fetch", {"url": url})]), Reply(text="TaskGroup runs tasks together."))
@@ -75,8 +78,8 @@ def test_a_conversion_failure_is_not_replayed_by_the_next_service(
     write_catalogue(
         workspace.project,
         "fetch.yml",
-        "services:\n  - name: A\n    type: Direct\n    priority: 1\n"
-        "  - name: B\n    type: Direct\n    priority: 2\n",
+        f"services:\n  - name: A\n    type: Direct\n    priority: 1\n    settings: {LOCAL}\n"
+        f"  - name: B\n    type: Direct\n    priority: 2\n    settings: {LOCAL}\n",
     )
     provider.script(Reply(tool_calls=[("fetch", {"url": f"{site.url}/big.html"})]), Reply(text="too big"))
     assert workspace.run("run", "get it").returncode == 0
@@ -138,7 +141,8 @@ def test_web_test_reports_ok_latency_and_a_sample(tmp_path: Path, site: Running)
     workspace = Workspace(
         tmp_path, tmp_path / "mini", {**os.environ, "MINI_AGENT_DIR": str(tmp_path / "mini")}
     )
-    write_catalogue(tmp_path, "fetch.yml", "services:\n  - name: Direct HTTP\n    type: Direct\n")
+    service = f"  - name: Direct HTTP\n    type: Direct\n    settings: {LOCAL}\n"
+    write_catalogue(tmp_path, "fetch.yml", "services:\n" + service)
     result = web_test(workspace, "fetch", "Direct HTTP", f"{site.url}/page.html")
     assert result.returncode == 0, result.stderr
     status, rest = result.stdout.split(" ms · ", 1)
@@ -168,8 +172,12 @@ def test_web_test_without_fetch_yml_uses_the_built_in_service(tmp_path: Path, si
         tmp_path, tmp_path / "mini", {**os.environ, "MINI_AGENT_DIR": str(tmp_path / "mini")}
     )
     result = web_test(workspace, "fetch", "Direct HTTP", f"{site.url}/page.html")
-    assert result.returncode == 0, result.stderr
-    assert f"fetch service 'Direct HTTP': fetched {site.url}/page.html (HTTP 200, " in result.stdout
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.endswith(  # the built-in service, which keeps to public addresses
+        "fetch service 'Direct HTTP': fetch refused: 127.0.0.1 is a loopback address; a fetch service allows "
+        "it with AllowPrivateNetwork: true in .miniroom/fetch.yml\n"
+    )
+    assert site.seen == []
     assert not (tmp_path / ".miniroom" / "fetch.yml").exists()  # a test saves nothing
     unknown = web_test(workspace, "fetch", "Direct")
     assert (unknown.returncode, unknown.stdout) == (

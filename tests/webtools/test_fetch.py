@@ -22,10 +22,13 @@ from tests.webtools.servers import Running, by_path, forwarding_proxy, serve
 from tests.webtools.support import build_tools, call, text
 
 PROXY_USER, PROXY_PASSWORD = "ann", "proxy-secret-731"
+# The test site and proxy listen on 127.0.0.1, a loopback address, which a fetch service reaches only when
+# its settings allow it: every service of these tests does, as a user testing a local dev server would.
+LOCAL = "AllowPrivateNetwork: true"
 
 
 def direct(timeout: int = 30, name: str = "Direct HTTP", priority: int = 100) -> str:
-    settings = f"    settings: {{TimeoutSec: {timeout}}}\n"
+    settings = f"    settings: {{TimeoutSec: {timeout}, {LOCAL}}}\n"
     return f"  - name: {name}\n    type: Direct\n    priority: {priority}\n{settings}"
 
 
@@ -39,6 +42,7 @@ def proxied(proxy_url: str, name: str = "Proxy", priority: int = 200) -> str:
     return (
         f"  - name: {name}\n    type: Proxied\n    priority: {priority}\n    settings:\n"
         f"      ProxyUrl: {proxy_url}\n      ProxyUsername: {PROXY_USER}\n      ProxyPassword: $PROXY_PASS\n"
+        f"      {LOCAL}\n"
     )
 
 
@@ -94,7 +98,10 @@ async def test_an_http_error_and_a_slow_page_fail_with_their_reasons(tmp_path: P
     )
     assert details["failed"][0]["reason"] == "HTTP 500 Internal Server Error"
     _, slow, _ = await fetch(tmp_path, direct(timeout=1), f"{site.url}/slow")
-    assert slow == f"Could not fetch {site.url}/slow: every service failed. Direct HTTP: timed out"
+    assert slow == (
+        f"Could not fetch {site.url}/slow: every service failed. Direct HTTP: no complete page within 1 s "
+        "(TimeoutSec in .miniroom/fetch.yml is the deadline for the whole fetch, redirects included)"
+    )
 
 
 async def test_a_site_that_blocks_plain_requests_is_fetched_through_the_proxy(
@@ -245,12 +252,15 @@ async def test_only_http_addresses_are_fetched(tmp_path: Path) -> None:
     tool = build_tools(tmp_path)["fetch"]
     with pytest.raises(ToolError) as error:
         await call(tool, tmp_path, url="file:///etc/passwd")
-    assert str(error.value) == "fetch takes an http:// or https:// address, got 'file:///etc/passwd'."
+    assert str(error.value) == (
+        "fetch refused: 'file:///etc/passwd' is not an http:// or https:// address, "
+        "the only ones fetch reads."
+    )
 
 
 async def test_extra_headers_and_the_user_agent_are_sent(tmp_path: Path, site: Running) -> None:
     services = (
-        "  - name: D\n    type: Direct\n    settings:\n      UserAgent: test-agent/1\n"
+        f"  - name: D\n    type: Direct\n    settings:\n      {LOCAL}\n      UserAgent: test-agent/1\n"
         "      ExtraHeaders: |\n        X-Team: docs\n        Authorization: Bearer $DOCS_TOKEN\n"
     )
     write_catalogue(tmp_path, "fetch.yml", "services:\n" + services)

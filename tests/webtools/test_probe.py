@@ -9,10 +9,14 @@ import pytest
 
 from miniroom.web import probe
 from miniroom.web.kinds import ServiceKind
+from tests.webtools.conftest import write_catalogue
 from tests.webtools.test_cli import closed_port_url
 
 
 def try_fetch(tmp_path: Path, target: str | None) -> probe.ServiceTestResult:
+    # The closed port is on 127.0.0.1, loopback, which the service reaches only with AllowPrivateNetwork.
+    service = "  - name: Direct HTTP\n    type: Direct\n    settings: {AllowPrivateNetwork: true}\n"
+    write_catalogue(tmp_path, "fetch.yml", "services:\n" + service)
     return asyncio.run(
         probe.run_service_test(
             tmp_path, ServiceKind.FETCH, "Direct HTTP", target=target, environ={}, data_dir=tmp_path / "data"

@@ -14,8 +14,14 @@ from tests.webtools.servers import Running, serve
 from tests.webtools.test_cli import json_records, one_protocol, tool_names
 from tests.webtools.test_search import KEY, STAND_INS, vendor
 
-A_ONLY = "services:\n  - name: A\n    type: Direct\n"
-A_OFF_B_ON = "services:\n  - name: A\n    type: Direct\n    enabled: false\n  - name: B\n    type: Direct\n"
+LOCAL = "    settings: {AllowPrivateNetwork: true}\n"  # the test site is on 127.0.0.1 (loopback)
+A_ONLY = "services:\n  - name: A\n    type: Direct\n" + LOCAL
+A_OFF_B_ON = (
+    "services:\n  - name: A\n    type: Direct\n    enabled: false\n"
+    + LOCAL
+    + "  - name: B\n    type: Direct\n"
+    + LOCAL
+)
 BRAVE_BY_VARIABLE = "services:\n  - name: Brave\n    type: Brave\n    settings: {ApiKey: $K}\n"
 
 

@@ -33,13 +33,18 @@ def test_the_model_variables_come_first_then_the_environment() -> None:
 
 def test_the_defaults_are_those_of_the_tables() -> None:
     direct = resolve_settings(entry("Direct", ServiceKind.FETCH), {}, {})
-    assert dict(direct.values) == {"UserAgent": FIREFOX_USER_AGENT, "TimeoutSec": "30"}
+    assert dict(direct.values) == {
+        "UserAgent": FIREFOX_USER_AGENT,
+        "TimeoutSec": "30",
+        "AllowPrivateNetwork": "false",
+    }
     remote = resolve_settings(entry("RemoteBrowser", ServiceKind.FETCH, ServiceUrl="http://b:1/mcp"), {}, {})
     assert dict(remote.values) == {
         "ServiceUrl": "http://b:1/mcp",
         "Protocol": "PlaywrightMcp",
         "WaitMs": "3000",
         "TimeoutSec": "60",
+        "AllowPrivateNetwork": "false",
     }
     anysite = resolve_settings(entry("Anysite", ApiKey="k"), {}, {})
     assert (anysite.values["Engine"], anysite.values["TimeoutSec"]) == ("bing", "120")

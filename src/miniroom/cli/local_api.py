@@ -10,6 +10,8 @@ import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from miniroom.web.listeners import add_own_listener, remove_own_listener
+
 if TYPE_CHECKING:
     from miniroom.minimal.service import AgentCli
 
@@ -24,6 +26,7 @@ class LazyAgentServer:
         self._socket: socket.socket | None = None
         self._server: Any = None  # the uvicorn server, once a client came
         self._task: asyncio.Task[None] | None = None
+        self._own_port: int | None = None
 
     async def url(self) -> str:
         if self._socket is None:
@@ -31,6 +34,7 @@ class LazyAgentServer:
             listening.setblocking(False)
             asyncio.get_running_loop().add_reader(listening.fileno(), self._first_client)
             self._socket = listening
+            self._own_port = add_own_listener(listening)  # it answers from now on: fetch never reaches it
         return f"http://{LOOPBACK}:{self._socket.getsockname()[1]}"
 
     def _first_client(self) -> None:
@@ -60,3 +64,5 @@ class LazyAgentServer:
                 asyncio.get_running_loop().remove_reader(self._socket.fileno())
             self._socket.close()
             self._socket = None
+            remove_own_listener(self._own_port)
+            self._own_port = None

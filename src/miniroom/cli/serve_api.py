@@ -21,6 +21,7 @@ from miniroom.minimal.deployment import (
 )
 from miniroom.minimal.receipts import RECEIPTS_FILE, ReceiptStore
 from miniroom.minimal.service import AgentCli
+from miniroom.web.listeners import add_own_listener
 
 if TYPE_CHECKING:
     import uvicorn
@@ -39,13 +40,16 @@ class Listener:
 
 
 def listen(host: str, port: int, option: str = "--port") -> socket.socket:
-    """A listening socket, bound before anything starts so a busy port fails plainly."""
+    """A listening socket, bound before anything starts so a busy port fails plainly; fetch and search
+    never reach it (for the life of the process)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        return socket.create_server((host, port), family=family)
+        listening = socket.create_server((host, port), family=family)
     except OSError as error:
         reason = os.strerror(error.errno) if error.errno else str(error)
         raise OSError(f"cannot listen on {host}:{port} ({reason}); choose another {option}") from None
+    add_own_listener(listening)
+    return listening
 
 
 def is_locked(env: Mapping[str, str]) -> bool:

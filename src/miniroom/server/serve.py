@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections.abc import Iterator
 
 import uvicorn
 from starlette.applications import Starlette
+
+from miniroom.web.listeners import add_own_listener, remove_own_listener
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -14,7 +17,27 @@ DEFAULT_PORT = 8765
 _SHUTDOWN_GRACE_SECONDS = 2
 
 
-class QuietServer(uvicorn.Server):
+class OwnServer(uvicorn.Server):
+    """A server whose ports fetch and search never reach, from the moment it listens until it closes."""
+
+    _own_ports: tuple[int | None, ...] = ()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self._own_ports = tuple(
+            add_own_listener(sock) for server in self.servers for sock in server.sockets or ()
+        )
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().shutdown(sockets)
+        finally:
+            for port in self._own_ports:
+                remove_own_listener(port)
+            self._own_ports = ()
+
+
+class QuietServer(OwnServer):
     """A server that leaves the signals to its process: one that runs beside another or beside a turn."""
 
     @contextlib.contextmanager
@@ -35,4 +58,4 @@ def build_server(
         lifespan="off",
         timeout_graceful_shutdown=_SHUTDOWN_GRACE_SECONDS,
     )
-    return uvicorn.Server(config) if handle_signals else QuietServer(config)
+    return OwnServer(config) if handle_signals else QuietServer(config)

@@ -181,8 +181,9 @@ class _Checker:
             self.add((*where, "settings"), f"must be a mapping of setting: value lines{left_out}")
             return None
         written: dict[str, str] = {}
+        specs = service_type.spec_by_name if service_type is not None else {}
         for key, raw in value.items():
-            text = _as_text(raw)
+            text = _as_text(raw, specs.get(str(key)))
             if text is None:
                 at = (*where, "settings", str(key))
                 got = f"{describe_value(raw)}{self.quote_hint(at, raw)}"
@@ -212,7 +213,11 @@ class _Checker:
                 self.add(where, message + left_out)
 
 
-def _as_text(value: object) -> str | None:
+def _as_text(value: object, spec: SettingSpec | None = None) -> str | None:
+    """A setting's value as text; YAML's true and false only for a setting whose choices they are."""
+    if isinstance(value, bool):
+        word = str(value).lower()
+        return word if spec is not None and word in spec.choices else None
     if isinstance(value, str):
         return value
     if isinstance(value, int | float) and not isinstance(value, bool):

@@ -3,13 +3,17 @@ URL a vendor is reached at (`MINIROOM_WEB_BASE_URL_<TYPE>` points a type at a st
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
 
 from miniroom.config.tls import trusted_tls_context
+from miniroom.web.guard import guarded_transport, request_hook
+from miniroom.web.reach import Reach
 from miniroom.web.services import FetchedPage, ServiceFailure
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -24,9 +28,14 @@ def base_url(type_name: str, default: str, environ: Mapping[str, str]) -> str:
 
 
 def client(
-    timeout: float, proxy: httpx.Proxy | str | None = None, headers: Mapping[str, str] | None = None
+    timeout: float,
+    reach: Reach,
+    proxy: httpx.Proxy | str | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> httpx.AsyncClient:
-    """A client that follows at most MAX_REDIRECTS redirects; with a proxy, the environment's are ignored."""
+    """A client that follows at most MAX_REDIRECTS redirects and connects only where `reach` allows, every
+    redirect checked; with a proxy, the environment's are ignored."""
+    tls = trusted_tls_context()
     return httpx.AsyncClient(
         timeout=timeout,
         follow_redirects=True,
@@ -34,8 +43,24 @@ def client(
         proxy=proxy,
         trust_env=proxy is None,
         headers=headers,
-        verify=trusted_tls_context(),
+        verify=tls,
+        transport=None if proxy is not None else guarded_transport(reach, tls),
+        event_hooks={"request": [request_hook(reach)]},
     )
+
+
+@contextlib.asynccontextmanager
+async def fetch_deadline(seconds: float) -> AsyncIterator[None]:
+    """One deadline for a whole fetch, every redirect and read included: httpx's timeout bounds each read
+    alone, and a page that sends a byte now and then would hold the call for as long as it likes."""
+    try:
+        async with asyncio.timeout(seconds):
+            yield
+    except TimeoutError:
+        raise ServiceFailure(
+            f"no complete page within {seconds:g} s (TimeoutSec in .miniroom/fetch.yml is the deadline for "
+            "the whole fetch, redirects included)"
+        ) from None
 
 
 async def get_page(http: httpx.AsyncClient, url: str) -> FetchedPage:

@@ -17,10 +17,11 @@ from miniroom.tools.output import keep_head
 from miniroom.web.catalogue import Catalogue, ServiceEntry, read_catalogue
 from miniroom.web.chain import failure_reason
 from miniroom.web.convert import page_text
+from miniroom.web.guard import open_fetcher
 from miniroom.web.kinds import ServiceKind
 from miniroom.web.project import catalogue_path, missing_file_catalogue
 from miniroom.web.results import results_count, search_text
-from miniroom.web.services import SearchRequest, ServiceEnvironment, create_fetcher, create_searcher
+from miniroom.web.services import SearchRequest, ServiceEnvironment, create_searcher
 from miniroom.web.settings import redact, resolve_settings
 
 TEST_PAGE = "https://example.com/"
@@ -92,7 +93,7 @@ async def run_service_test(
         secrets = settings.secrets
         if kind is ServiceKind.FETCH:
             url = target or TEST_PAGE
-            page = await create_fetcher(found, settings, where).fetch(url)
+            page = await open_fetcher(found, settings, where).fetch(url)
             text = page_text(page)
             explanation = (
                 f"fetched {page.url} (HTTP {page.status}, {text.media_type}, {len(page.body):,} bytes)"

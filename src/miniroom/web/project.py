@@ -21,6 +21,8 @@ DEFAULT_FETCH_YML = f"""\
 # Page fetching for the `fetch` tool: services tried in priority order (lower first); when one fails, the next
 # one is tried. Types: Direct, Proxied, BrowserEmulation, Nodriver, RemoteBrowser, ScriptFetch. Values may use
 # $VAR, ${{VAR}} and ${{VAR:-default}}, filled in from the model's variables, then the environment.
+# Loopback and private network addresses (a dev server on localhost) are fetched only by a service with
+# AllowPrivateNetwork: true in its settings; link-local, cloud metadata and miniroom's own ports never.
 services:
   - name: {DEFAULT_FETCH_NAME}
     type: Direct

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from miniroom.web.kinds import ServiceKind, ServiceType, SettingSpec
+from miniroom.web.reach import ALLOW_PRIVATE
 
 # The "built-in Firefox agent": what Direct, Proxied sends unless UserAgent says otherwise.
 FIREFOX_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0"
@@ -20,6 +21,13 @@ def _wait() -> SettingSpec:
     return SettingSpec("WaitMs", "number", "3000", note="milliseconds to let scripts finish after loading")
 
 
+_ALLOW_PRIVATE = SettingSpec(
+    ALLOW_PRIVATE,
+    "enum",
+    "false",
+    choices=("false", "true"),
+    note="true: may fetch loopback and private network addresses (a dev server on localhost)",
+)
 _API_KEY = SettingSpec("ApiKey", "secret", required=True, note="the vendor's API key, from a variable")
 _USER_AGENT = SettingSpec("UserAgent", "text", FIREFOX_USER_AGENT)
 
@@ -32,6 +40,7 @@ _FETCH_TYPES = (
             _USER_AGENT,
             SettingSpec("ExtraHeaders", "text", note="Key: Value per line"),
             _timeout("30"),
+            _ALLOW_PRIVATE,
         ),
         "miniroom.web.fetchers.direct",
     ),
@@ -45,6 +54,7 @@ _FETCH_TYPES = (
             SettingSpec("ProxyPassword", "secret"),
             _USER_AGENT,
             _timeout("30"),
+            _ALLOW_PRIVATE,
         ),
         "miniroom.web.fetchers.direct",
     ),
@@ -56,6 +66,7 @@ _FETCH_TYPES = (
             SettingSpec("BrowserType", "enum", "chromium", choices=("chromium", "firefox", "webkit")),
             _wait(),
             SettingSpec("UserAgent", "text"),
+            _ALLOW_PRIVATE,
         ),
         "miniroom.web.fetchers.browser",
     ),
@@ -63,7 +74,7 @@ _FETCH_TYPES = (
         "Nodriver",
         _FETCH,
         "Undetected Chromium drives the page through a self-provisioned Python venv",
-        (_wait(), _timeout("60")),
+        (_wait(), _timeout("60"), _ALLOW_PRIVATE),
         "miniroom.web.fetchers.nodriver",
     ),
     ServiceType(
@@ -75,6 +86,7 @@ _FETCH_TYPES = (
             SettingSpec("Protocol", "enum", "PlaywrightMcp", choices=("PlaywrightMcp", "Zendriver")),
             _wait(),
             _timeout("60"),
+            _ALLOW_PRIVATE,
         ),
         "miniroom.web.fetchers.remote",
     ),
@@ -85,6 +97,7 @@ _FETCH_TYPES = (
         (
             SettingSpec("Command", "text", required=True, note="run with bash -c; $1 is the URL"),
             _timeout("60"),
+            _ALLOW_PRIVATE,
         ),
         "miniroom.web.fetchers.script",
     ),

@@ -17,13 +17,14 @@ from miniroom.tools.shell import one_line_summary
 from miniroom.web.catalogue import ServiceEntry
 from miniroom.web.chain import ChainResult, run_chain
 from miniroom.web.convert import PageText, page_text
+from miniroom.web.guard import open_fetcher
+from miniroom.web.reach import Reach, scheme_refusal
 from miniroom.web.results import failed_text, fetch_body, fetch_header, search_text
 from miniroom.web.services import (
     FetchedPage,
     SearchRequest,
     SearchResults,
     WebContext,
-    create_fetcher,
     create_searcher,
 )
 from miniroom.web.settings import ServiceSettings
@@ -63,11 +64,13 @@ class FetchTool(BuiltinTool[FetchParams]):
     async def run(self, params: FetchParams, ctx: ToolContext) -> ToolResult:
         url = params.url.strip()
         parts = urlsplit(url)
-        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-            raise ToolError(f"fetch takes an http:// or https:// address, got {url!r}.")
+        if (refused := scheme_refusal(Reach("fetch"), url, parts.scheme)) is not None:
+            raise ToolError(f"{refused}.")
+        if not parts.hostname:
+            raise ToolError(f"fetch takes an http:// or https:// address with a host name, got {url!r}.")
 
         async def call(entry: ServiceEntry, settings: ServiceSettings) -> tuple[FetchedPage, PageText]:
-            page = await create_fetcher(entry, settings, self.web.where).fetch(url)
+            page = await open_fetcher(entry, settings, self.web.where).fetch(url)
             return page, page_text(page, params.markdown)
 
         result = await run_chain("fetch", self.services, call, self.web.variables, self.web.environ)

@@ -14,12 +14,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from miniroom.web.guard import check_url, fetch_reach
 from miniroom.web.process import ProcessFailure, run_process
-from miniroom.web.services import FetchedPage, ServiceEnvironment, ServiceFailure
+from miniroom.web.reach import SCHEMES
+from miniroom.web.services import FetchedPage, FinalFailure, ServiceEnvironment, ServiceFailure
 from miniroom.web.settings import ServiceSettings
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, Playwright
+    from playwright.async_api import Browser, Page, Playwright, Request, Route
 
 SYSTEM_CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = (
@@ -63,6 +65,7 @@ class BrowserFetcher:
         self.wait_ms = settings.number("WaitMs")
         self.user_agent = settings.text("UserAgent")
         self.where = where
+        self.reach = fetch_reach(settings)
 
     async def fetch(self, url: str) -> FetchedPage:
         api = playwright_module()
@@ -104,7 +107,17 @@ class BrowserFetcher:
             if self.user_agent
             else await browser.new_page()
         )
-        response = await page.goto(url, wait_until="load", timeout=NAVIGATION_TIMEOUT_MS)
+        refused = await self._guard(page)
+        redirects: list[str] = []  # Playwright routes no redirect: each is checked once the page is in
+        page.on("request", lambda request: redirects.append(request.url) if request.redirected_from else None)
+        try:
+            response = await page.goto(url, wait_until="load", timeout=NAVIGATION_TIMEOUT_MS)
+        except Exception:
+            if refused:  # the navigation went where the reach rules forbid
+                raise refused[0] from None
+            raise
+        for hop in redirects:  # a page that came by way of a forbidden address is not shown
+            await check_url(self.reach, hop)
         if response is not None and response.status >= 400:
             raise ServiceFailure(f"HTTP {response.status} {response.status_text}".rstrip())
         if self.wait_ms:
@@ -119,6 +132,24 @@ class BrowserFetcher:
         return FetchedPage(
             page.url, response.status if response else 200, "text/html; charset=utf-8", html.encode()
         )
+
+    async def _guard(self, page: Page) -> list[ServiceFailure | FinalFailure]:
+        """Every request the page makes (frames, scripts' calls; not redirects, which Playwright does not
+        route) checked as fetch checks its own; a refused one is aborted, and listed."""
+        refused: list[ServiceFailure | FinalFailure] = []
+
+        async def check(route: Route, request: Request) -> None:
+            if request.url.split(":", 1)[0].lower() in SCHEMES:
+                try:
+                    await check_url(self.reach, request.url)
+                except (ServiceFailure, FinalFailure) as error:
+                    refused.append(error)
+                    await route.abort("blockedbyclient")
+                    return
+            await route.continue_()
+
+        await page.route("**/*", check)
+        return refused
 
 
 def _first_line(error: Exception) -> str:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import httpx
 
-from miniroom.web.http import client, get_page
+from miniroom.web.guard import fetch_reach
+from miniroom.web.http import client, fetch_deadline, get_page
+from miniroom.web.reach import Reach
 from miniroom.web.services import FetchedPage, ServiceEnvironment
 from miniroom.web.settings import ServiceSettings, SettingsError
 
@@ -31,9 +33,9 @@ def header_lines(text: str) -> dict[str, str]:
 class HttpFetcher:
     """A GET with a browser's User-Agent and Accept headers, and the service's own headers on top."""
 
-    def __init__(self, settings: ServiceSettings, proxy: httpx.Proxy | None = None) -> None:
+    def __init__(self, settings: ServiceSettings, reach: Reach, proxy: httpx.Proxy | None = None) -> None:
         self.timeout = settings.number("TimeoutSec")
-        self.proxy = proxy
+        self.reach, self.proxy = reach, proxy
         self.headers = {
             "User-Agent": settings.text("UserAgent") or "",
             "Accept": BROWSER_ACCEPT,
@@ -42,7 +44,8 @@ class HttpFetcher:
         }
 
     async def fetch(self, url: str) -> FetchedPage:
-        async with client(self.timeout, self.proxy, self.headers) as http:
+        http = client(self.timeout, self.reach, self.proxy, self.headers)
+        async with fetch_deadline(self.timeout), http:
             return await get_page(http, url)
 
 
@@ -53,4 +56,5 @@ def proxy_of(settings: ServiceSettings) -> httpx.Proxy:
 
 
 def create(settings: ServiceSettings, where: ServiceEnvironment, type_name: str) -> HttpFetcher:
-    return HttpFetcher(settings, proxy_of(settings) if type_name == "Proxied" else None)
+    proxy = proxy_of(settings) if type_name == "Proxied" else None
+    return HttpFetcher(settings, fetch_reach(settings), proxy)

@@ -17,7 +17,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from miniroom.web.http import client
+from miniroom.web.guard import configured_reach
+from miniroom.web.http import client, fetch_deadline
 from miniroom.web.mcp_client import McpSession
 from miniroom.web.services import FetchedPage, ServiceEnvironment, ServiceFailure
 from miniroom.web.settings import ServiceSettings
@@ -39,7 +40,7 @@ class PlaywrightMcpFetcher:
         self.timeout = settings.number("TimeoutSec")
 
     async def fetch(self, url: str) -> FetchedPage:
-        async with client(self.timeout) as http:
+        async with fetch_deadline(self.timeout), client(self.timeout, configured_reach("fetch")) as http:
             session = McpSession(http, self.url)
             await session.initialize()
             navigated = await session.call_tool("browser_navigate", {"url": url})

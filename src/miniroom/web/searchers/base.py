@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+from miniroom.web.guard import configured_reach
 from miniroom.web.http import base_url, client, items, text_of
 from miniroom.web.services import SearchHit, SearchRequest, SearchResults, ServiceEnvironment, ServiceFailure
 from miniroom.web.settings import ServiceSettings
@@ -51,7 +52,7 @@ class ApiSearcher:
         self.base = base_url(type_name, self.DEFAULT_BASE, where.env)
 
     async def search(self, request: SearchRequest) -> SearchResults:
-        async with client(self.timeout) as http:
+        async with client(self.timeout, configured_reach("search")) as http:
             data = await self.call(http, request)
         return enough(self.parse(data), request)
 

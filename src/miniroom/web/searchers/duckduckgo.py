@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
+from miniroom.web.guard import configured_reach
 from miniroom.web.http import base_url, check_status, client
 from miniroom.web.searchers.base import enough
 from miniroom.web.service_types import FIREFOX_USER_AGENT
@@ -113,7 +114,8 @@ class DuckDuckGoSearcher:
             "Sec-Fetch-User": "?1",
         }
         form = {"q": request.query, "b": "", "kl": region(request.language)}
-        async with client(self.timeout, httpx.Proxy(self.proxy) if self.proxy else None, headers) as http:
+        proxy = httpx.Proxy(self.proxy) if self.proxy else None
+        async with client(self.timeout, configured_reach("search"), proxy, headers) as http:
             response = await http.post(f"{self.base}/html/", data=form)
         if response.status_code in (202, 403, 418, 429):
             raise ServiceFailure(f"HTTP {response.status_code}: {RATE_LIMITED}")
