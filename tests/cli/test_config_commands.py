@@ -28,7 +28,7 @@ ALL_KEYS = {
     "loadClaudeMd", "loadAgentsMd", "enabledTools", "disabledTools", "toolCallTimeout", "firstByteTimeout",
     "idleTimeout", "maxModelRequests", "maxOutputTokens",
     "thinkingBudget", "thinkingLevel", "parallelBashThreads", "readMaxLines", "maxParallelAgents",
-    "systemPrompt", "sessionHeader", "minimalBashTimeout",
+    "systemPrompt", "sessionHeader", "minimalBashTimeout", "answerTimeout", "maxAnswerBytes",
 }  # fmt: skip
 
 

@@ -712,3 +712,21 @@ def test_fragment_sets_the_size_of_the_streamed_pieces(
     response = anthropic(client, provider, stream=True)
     deltas = [json.loads(data)["delta"] for name, data in sse(response.text) if name == "content_block_delta"]
     assert [delta["text"] for delta in deltas] == ["abc", "def", "gh"]
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+def test_endless_streams_the_text_again_and_again_until_the_client_leaves(
+    provider: ScriptedProvider, client: httpx.Client, protocol: str
+) -> None:
+    provider.script(Reply(text="on and ", endless=True), Reply(text="after"))
+    lines: list[str] = []
+    with client.stream(
+        "POST", _endpoint(provider, protocol), json={"model": "m", "stream": True}
+    ) as response:
+        for line in response.iter_lines():
+            lines.append(line)
+            if sum("on and " in line for line in lines) == 50:
+                break
+    assert (
+        "after" in (anthropic(client, provider) if protocol == "anthropic" else openai(client, provider)).text
+    )

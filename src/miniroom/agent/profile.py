@@ -54,6 +54,8 @@ class ProfileSettings:
     system_prompt: str | None = None  # None: the built-in prompt
     session_header: str | None = None  # None: the provider's usual header
     minimal_bash_timeout: int = 120  # seconds a minimal-mode bash command runs unless the model says less
+    answer_timeout: int = 1800  # seconds one provider answer may take in all, however steadily it comes
+    max_answer_bytes: int = 64 * 1024 * 1024  # bytes one provider answer may bring (as received)
 
     def tool_enabled(self, name: str) -> bool:
         """Whether the profile lets this tool in; tools a profile cannot filter always are."""

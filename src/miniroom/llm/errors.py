@@ -18,7 +18,9 @@ class ErrorKind(StrEnum):
     TIMEOUT = "timeout"  # 408, or no first byte / no content within the request's deadlines
     CONNECTION = "connection"  # refused, dropped or broken connection
     UNKNOWN_HOST = "unknown_host"  # the base URL's host name does not resolve (DNS)
-    PROTOCOL = "protocol"  # a reply we could not understand
+    PROTOCOL = "protocol"  # a reply we could not understand (an HTML page, a redirect, a status 2xx not 200)
+    ANSWER_LIMIT = "answer_limit"  # one answer passed its size or total time: it would again, so not retried
+    SETTINGS = "settings"  # a setting no request can be made with (base URL, port, header): the user's to fix
     REQUEST_LIMIT = "request_limit"  # the turn made all the model requests it may; the next was not sent
     ABORTED = "aborted"
     BLOCKED = "blocked"  # a hook refused the prompt, which was never sent

@@ -126,11 +126,15 @@ _REJECTED_HINTS = {
 }
 
 
-def _rejected_message(model: Model, url: str, code: int, reason: str) -> str:
+def _status_text(code: int) -> str:
     try:
-        status = f"{code} {HTTPStatus(code).phrase}"
+        return f"{code} {HTTPStatus(code).phrase}"
     except ValueError:
-        status = str(code)
+        return str(code)
+
+
+def _rejected_message(model: Model, url: str, code: int, reason: str) -> str:
+    status = _status_text(code)
     default = "Check the base URL {base_url}, the model id {id!r} and the protocol {api}"
     hint = _REJECTED_HINTS.get(code, default).format(id=model.id, base_url=model.base_url, api=model.api)
     return (
@@ -215,6 +219,54 @@ def stalled_failure(model: Model, seconds: float, started: bool) -> ProviderFail
             "(MINI_PROFILE_IDLE_TIMEOUT)."
         )
     return ProviderFailure(ErrorKind.TIMEOUT, message)
+
+
+def answer_limit_failure(model: Model, *, seconds: float = 0.0, size: int = 0) -> ProviderFailure:
+    """One answer passed its total time (`seconds`) or its size (`size` bytes): cut there, never retried,
+    since the same answer would pass it again."""
+    if size:
+        passed, setting, variable = f"{size:,} bytes", "maxAnswerBytes", "MINI_PROFILE_MAX_ANSWER_BYTES"
+    else:
+        passed, setting, variable = f"{seconds:g} s", "answerTimeout", "MINI_PROFILE_ANSWER_TIMEOUT"
+    message = (
+        f"the answer from {model.base_url} passed {passed} ({setting}, the most one answer may take), so it "
+        f"was cut there and is not retried. For a model that writes longer answers, raise {setting} "
+        f"({variable})."
+    )
+    return ProviderFailure(ErrorKind.ANSWER_LIMIT, message)
+
+
+def unexpected_status_failure(
+    model: Model, url: str, status: int, headers: Mapping[str, str]
+) -> ProviderFailure | None:
+    """A response that is neither an error nor a reply: a redirect, or a success other than 200."""
+    if status == 200:
+        return None
+    check = f"check the base URL {model.base_url}"
+    if 300 <= status < 400:
+        target = headers.get("location") or "no address"
+        message = (
+            f"{model.provider} at {url} answered with a redirect ({_status_text(status)}) to {target}; "
+            f"a model request is never redirected, so {check}: it must be the provider's API address."
+        )
+    else:
+        message = f"{model.provider} at {url} answered with status {_status_text(status)}, not 200: {check}."
+    return ProviderFailure(ErrorKind.PROTOCOL, message)
+
+
+def not_a_reply_failure(model: Model, url: str, content_type: str, body: bytes) -> ProviderFailure:
+    """A 200 whose body is no reply: an HTML page (a portal, a web UI), or another type without events."""
+    text = body.decode("utf-8", "replace")
+    if "html" in content_type or text.lstrip()[:1] == "<":
+        what, words = "an HTML page", _shorten(_plain_text(text))
+    else:
+        what, words = f"content of type {content_type or 'unknown'}", ""
+    says = f" The page says: {words}" if words else ""
+    message = (
+        f"{model.provider} at {url} answered with {what} (status 200), not a model's reply: check the base "
+        f"URL {model.base_url}.{says}"
+    )
+    return ProviderFailure(ErrorKind.PROTOCOL, message)
 
 
 def truncated_connection_failure(model: Model) -> ProviderFailure:

@@ -9,6 +9,7 @@ import socket
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from http import HTTPStatus
 from types import TracebackType
 from typing import Any, Protocol
@@ -37,6 +38,7 @@ class _Wire(Protocol):
     def error_body(self, kind: str, message: str, request_id: str) -> dict[str, Any]: ...
     def message_body(self, turn: Turn) -> dict[str, Any]: ...
     def stream_events(self, turn: Turn, request: dict[str, Any]) -> list[bytes]: ...
+    def endless_events(self, turn: Turn, request: dict[str, Any]) -> tuple[list[bytes], bytes]: ...
 
 
 _ROUTES: dict[str, tuple[str, _Wire]] = {
@@ -269,7 +271,29 @@ class ScriptedProvider:
             error = wire.error_body(wire.error_type(reply), error_message_for(reply), request_id)
             await response.json(reply.status, error, extra)
             return
+        await self._answer(reply, request, text, wire, response, extra)
+
+    async def _answer(
+        self,
+        reply: Reply,
+        request: dict[str, Any],
+        text: str,
+        wire: _Wire,
+        response: _Response,
+        extra: dict[str, str],
+    ) -> None:
+        """A 200 reply: streamed (whole, endless, or pings only) or one JSON message."""
+        streaming = request.get("stream") is True
         self._turns += 1
+        if streaming and reply.endless:
+            one_piece = replace(
+                reply, text=(reply.text or "and on ")[: reply.fragment], thinking="", tool_calls=[]
+            )
+            beginning, repeated = wire.endless_events(
+                Turn.build(one_piece, request, text, self._turns, 0), request
+            )
+            await response.stream_forever(beginning, repeated, reply.delay, extra)
+            return
         turn = Turn.build(reply, request, text, self._turns, self._tools + 1)
         self._tools += len(reply.tool_calls)
         if streaming and reply.ping_every > 0:
@@ -317,6 +341,19 @@ class _Response:
                 await asyncio.wait_for(self.reader.read(1), every)
             if not self.reader.at_eof():
                 self.writer.write(self._frame(ping))
+
+    async def stream_forever(
+        self, opening: list[bytes], repeated: bytes, delay: float, extra: dict[str, str]
+    ) -> None:
+        """The stream's head and opening events, then `repeated` every `delay` s until the client goes away
+        (writing to a closed connection raises ConnectionError, which ends the connection quietly)."""
+        self.keep = False
+        self.writer.write(self._stream_head(extra) + b"".join(map(self._frame, opening)))
+        frame = self._frame(repeated)
+        while True:
+            await self.writer.drain()
+            await asyncio.sleep(delay)
+            self.writer.write(frame)
 
     def _stream_head(self, extra: dict[str, str]) -> bytes:
         headers = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
