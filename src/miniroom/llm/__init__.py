@@ -23,7 +23,7 @@ from miniroom.llm.messages import (
 )
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
 from miniroom.llm.model_name import NAME_EXAMPLE, MissingApiKeyError, ModelConfigError, parse_model_name
-from miniroom.llm.models_json import env_value
+from miniroom.llm.models_json import MODELS_JSON, check_models_file, env_value
 from miniroom.llm.provider_modes import native_tools
 from miniroom.llm.providers import TEMPLATES
 from miniroom.llm.registry import agent_dir_from_env, known_providers, resolve_model
@@ -40,6 +40,7 @@ from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 __all__ = [
     "DEFAULT_THINKING_LEVEL",
     "INVALID_ARGUMENTS_KEY",
+    "MODELS_JSON",
     "NAME_EXAMPLE",
     "TEMPLATES",
     "THINKING_LEVELS",
@@ -68,6 +69,7 @@ __all__ = [
     "UserContent",
     "UserMessage",
     "agent_dir_from_env",
+    "check_models_file",
     "env_value",
     "known_providers",
     "make_client",

@@ -26,6 +26,7 @@ from miniroom.llm.http import (
     stalled_failure,
     truncated_connection_failure,
     unexpected_status_failure,
+    unsendable_failure,
 )
 from miniroom.llm.messages import Context
 from miniroom.llm.model import Api, Model
@@ -76,6 +77,10 @@ async def _exchange(
     request = PROTOCOLS[model.api].build_request(model, context, options)
     assembler = MessageAssembler(model)
     parser = PROTOCOLS[model.api].new_parser(assembler)
+    unsendable = unsendable_failure(model, request.headers)
+    if unsendable:
+        yield assembler.fail(unsendable)
+        return
     deadline = _Deadline(model, options)
     try:
         async with AsyncExitStack() as stack:
