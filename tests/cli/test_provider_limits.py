@@ -63,3 +63,19 @@ def test_run_fails_at_once_on_a_bad_port_without_a_retry(workspace: Workspace) -
     assert "providers.local.baseUrl: has a port that is not a number from 1 to 65535" in result.stderr
     assert "attempt 1 of" not in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@one_protocol
+def test_config_check_reports_a_model_variables_base_url_no_request_could_use(workspace: Workspace) -> None:
+    (workspace.project / "config.yaml").write_text(
+        "agents:\n  helper: {model: local, rooms: [lobby]}\nrooms:\n  lobby: {alias: lobby}\nmodels:\n"
+        "  local:\n    model: custom/m\n    variables:\n      - MINI_API=openai-completions\n"
+        "      - MINI_BASE_URL=http://localhost:99999/v1\n"
+    )
+    result = workspace.run("config", "check")
+    assert result.returncode == 1, result.stdout
+    assert result.stdout.splitlines() == [
+        "error: config.yaml:10: models.local.variables[1]: MINI_BASE_URL: http://localhost:99999/v1 has a "
+        "port that is not a number from 1 to 65535",
+        "1 error(s) found.",
+    ]

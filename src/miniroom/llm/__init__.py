@@ -7,6 +7,7 @@ holds them to it); the modules themselves import one another directly.
 from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.events import StreamDone, StreamEvent, TextDelta, ThinkingDelta
 from miniroom.llm.http import make_client
+from miniroom.llm.http_values import base_url_problem
 from miniroom.llm.messages import (
     AssistantMessage,
     Context,
@@ -69,6 +70,7 @@ __all__ = [
     "UserContent",
     "UserMessage",
     "agent_dir_from_env",
+    "base_url_problem",
     "check_models_file",
     "env_value",
     "known_providers",
