@@ -10,7 +10,7 @@ import pytest
 from miniroom.llm.errors import ErrorKind
 from miniroom.llm.events import StreamDone, TextDelta
 from miniroom.llm.model import Model
-from miniroom.llm.sse import iter_lines
+from miniroom.llm.sse import LineSplitter, SseEvent, iter_sse_body
 from miniroom.llm.stream import RequestOptions
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.llm.support import CannedServer, anthropic_model, collect, http_response, openai_model
@@ -64,15 +64,22 @@ async def test_an_error_body_is_cut_at_the_answer_size_too() -> None:
     failed(done, ErrorKind.ANSWER_LIMIT, "passed 10,000 bytes")
 
 
-async def test_lines_split_anywhere_are_read_whole_at_the_specs_line_ends_only() -> None:
+def test_lines_split_anywhere_are_read_whole_at_the_specs_line_ends_only() -> None:
     body = "data: héllo\r\ndata: a\u2028b\r\rdata: c\n\nlast".encode()
+    splitter = LineSplitter()
+    lines = [line for index in range(len(body)) for line in splitter.feed(body[index : index + 1])]
+    assert [*lines, *splitter.end()] == ["data: héllo", "data: a\u2028b", "", "data: c", "", "last"]
+
+
+async def test_events_of_a_body_in_pieces_are_whole() -> None:
+    body = b'event: ping\r\ndata: {"a":\r\ndata: "\xc3\xa9"}\r\n\r\ndata: cut'
 
     async def one_byte_at_a_time() -> AsyncIterator[bytes]:
         for index in range(len(body)):
             yield body[index : index + 1]
 
-    lines = [line async for line in iter_lines(one_byte_at_a_time())]
-    assert lines == ["data: héllo", "data: a\u2028b", "", "data: c", "", "last"]
+    events = [event async for event in iter_sse_body(one_byte_at_a_time())]
+    assert events == [SseEvent("ping", '{"a":\n"é"}')]  # the last, never ended, is dropped
 
 
 DEEP = b"[" * 100_000 + b"]" * 100_000

@@ -30,7 +30,7 @@ from miniroom.llm.http import (
 )
 from miniroom.llm.messages import Context
 from miniroom.llm.model import Api, Model
-from miniroom.llm.sse import iter_lines, iter_sse
+from miniroom.llm.sse import iter_sse_body
 from miniroom.llm.wire import MessageAssembler, ProtocolError, ReplyParser, RequestOptions, WireProtocol
 
 __all__ = ["RequestOptions", "make_client", "stream_response"]
@@ -192,7 +192,7 @@ async def _read_reply(
         raise EndedReplyError(not_a_reply_failure(model, url, content_type, await deadline.wait(body.read())))
     if "event-stream" in content_type or (streaming and "json" not in content_type):
         seen = 0
-        async with aclosing(iter_sse(iter_lines(body.chunks()))) as sse_events:
+        async with aclosing(iter_sse_body(body.chunks())) as sse_events:
             while (sse := await deadline.wait(anext(sse_events, None))) is not None:
                 seen += 1
                 events = _parsed(model, parser.feed, sse, sse.data)
