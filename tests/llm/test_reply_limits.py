@@ -3,7 +3,11 @@ is: a redirect, an HTML page, a status other than 200, JSON nested past reading.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+import contextlib
+import socket
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import pytest
 
@@ -57,11 +61,35 @@ async def test_an_endless_slow_stream_is_cut_at_the_answer_timeout(
     assert text_of(events).startswith("more more ")
 
 
-async def test_an_error_body_is_cut_at_the_answer_size_too() -> None:
-    page = http_response("500 Internal Server Error", "text/plain", b"x" * 100_000)
-    with CannedServer(page) as server:
-        _, done = await collect(anthropic_model(server.url), options=RequestOptions(max_answer_bytes=10_000))
-    failed(done, ErrorKind.ANSWER_LIMIT, "passed 10,000 bytes")
+@contextmanager
+def endless_error_page() -> Iterator[str]:
+    """A server answering 500 with a body that never ends, until the client leaves; yields its URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        with connection, contextlib.suppress(OSError):
+            connection.recv(65536)
+            head = b"HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\n"
+            connection.sendall(head + b"transfer-encoding: chunked\r\n\r\n")
+            while True:
+                connection.sendall(b"1000\r\n" + b"x" * 4096 + b"\r\n")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        thread.join(timeout=10)
+        listener.close()
+
+
+async def test_an_endless_error_body_is_read_only_as_far_as_its_reason() -> None:
+    with endless_error_page() as url:
+        _, done = await collect(anthropic_model(url), options=RequestOptions(idle_timeout=60))
+    assert done.error is not None
+    assert done.error.kind is ErrorKind.SERVER, done.error
+    assert "server error: xxxx" in done.error.message
 
 
 def test_lines_split_anywhere_are_read_whole_at_the_specs_line_ends_only() -> None:

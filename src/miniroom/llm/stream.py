@@ -45,6 +45,7 @@ R = TypeVar("R")
 
 _SHAPE_ERRORS = (ValueError, KeyError, TypeError, AttributeError, IndexError)
 _SNIPPET = 200
+_HEAD_BYTES = 64 * 1024  # of an error body or an HTML page: its reason or its words are near the start
 
 
 async def stream_response(
@@ -92,7 +93,7 @@ async def _exchange(
             deadline.restart()
             body = _Body(response, model, options.max_answer_bytes)
             if response.is_error:
-                data = await deadline.wait(body.read())
+                data = await deadline.wait(body.head())
                 failure = failure_from_status(
                     model, request.url, response.status_code, data, response.headers
                 )
@@ -182,6 +183,19 @@ class _Body:
         async with aclosing(self.chunks()) as chunks:
             return b"".join([chunk async for chunk in chunks])
 
+    async def head(self) -> bytes:
+        """The body's first bytes, enough for an error's reason or a page's words: the rest, however long
+        (or endless), is never read."""
+        parts: list[bytes] = []
+        kept = 0
+        async with aclosing(self.chunks()) as chunks:
+            async for chunk in chunks:
+                parts.append(chunk)
+                kept += len(chunk)
+                if kept >= _HEAD_BYTES:
+                    break
+        return b"".join(parts)[:_HEAD_BYTES]
+
 
 async def _read_reply(
     body: _Body, parser: ReplyParser, model: Model, streaming: bool, deadline: _Deadline, url: str
@@ -189,7 +203,7 @@ async def _read_reply(
     """Events of an SSE body, or of a whole JSON body (asked for, or from a server that does not stream)."""
     content_type = body.response.headers.get("content-type", "")
     if "html" in content_type:
-        raise EndedReplyError(not_a_reply_failure(model, url, content_type, await deadline.wait(body.read())))
+        raise EndedReplyError(not_a_reply_failure(model, url, content_type, await deadline.wait(body.head())))
     if "event-stream" in content_type or (streaming and "json" not in content_type):
         seen = 0
         async with aclosing(iter_sse_body(body.chunks())) as sse_events:
