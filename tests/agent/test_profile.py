@@ -62,6 +62,8 @@ DEFAULTS = [
     ("systemPrompt", "system_prompt", None),
     ("sessionHeader", "session_header", None),
     ("minimalBashTimeout", "minimal_bash_timeout", 120),
+    ("answerTimeout", "answer_timeout", 1800),
+    ("maxAnswerBytes", "max_answer_bytes", 67_108_864),
 ]
 
 
@@ -553,7 +555,7 @@ YML_ERRORS = [
      "loadClaudeMd, loadAgentsMd, enabledTools, disabledTools, toolCallTimeout, firstByteTimeout, "
      "idleTimeout, maxModelRequests, maxOutputTokens, "
      "thinkingBudget, thinkingLevel, parallelBashThreads, readMaxLines, maxParallelAgents, systemPrompt, "
-     "sessionHeader, minimalBashTimeout"),
+     "sessionHeader, minimalBashTimeout, answerTimeout, maxAnswerBytes"),
     ("profiles:\n  safe:\n    sessionHeader: 'X Session'\n",
      "3: profiles.safe.sessionHeader: must be an HTTP header name (letters, digits and '-', no spaces), got "
      "\"X Session\""),

@@ -28,7 +28,7 @@ ALL_KEYS = {
     "loadClaudeMd", "loadAgentsMd", "enabledTools", "disabledTools", "toolCallTimeout", "firstByteTimeout",
     "idleTimeout", "maxModelRequests", "maxOutputTokens",
     "thinkingBudget", "thinkingLevel", "parallelBashThreads", "readMaxLines", "maxParallelAgents",
-    "systemPrompt", "sessionHeader", "minimalBashTimeout",
+    "systemPrompt", "sessionHeader", "minimalBashTimeout", "answerTimeout", "maxAnswerBytes",
 }  # fmt: skip
 
 
@@ -119,13 +119,12 @@ def test_profile_show_an_env_list_replaces_the_profile_list(workspace: Workspace
 
 
 @one_protocol
-def test_profile_show_a_missing_profile_warns_and_shows_defaults(workspace: Workspace) -> None:
+def test_profile_show_a_missing_profile_exits_with_the_profiles_there(workspace: Workspace) -> None:
     write(workspace, "miniagent.yml", PROFILES)
-    shown = show(workspace, "nosuch")
-    assert shown["profile"] is None
-    assert {item["source"] for item in shown["settings"].values()} == {"default"}
-    assert len(shown["warnings"]) == 1
-    assert "nosuch" in shown["warnings"][0]
+    result = workspace.run("profile", "show", "nosuch")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Profile 'nosuch' (AGENT_BACKEND=mini:nosuch) is not in .miniroom/miniagent.yml" in result.stderr
 
 
 @one_protocol

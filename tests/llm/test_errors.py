@@ -208,17 +208,21 @@ async def test_an_error_inside_the_stream_keeps_the_partial_reply(
 
 
 @BOTH
-async def test_an_unreachable_host_is_a_connection_error_naming_the_url(make_model: ModelFactory) -> None:
+async def test_a_refused_connection_names_the_url_and_is_retried_briefly(make_model: ModelFactory) -> None:
     base = f"http://127.0.0.1:{closed_port()}"
     model = make_model(base if make_model is anthropic_model else base + "/v1")
     _, done = await collect(model)
-    assert_failed(done, ErrorKind.CONNECTION, f"cannot connect to {model.base_url}", "check the base URL")
+    assert_failed(
+        done, ErrorKind.REFUSED, f"{model.base_url} refused the connection", "nothing listens", "base URL"
+    )
+    assert done.error is not None
+    assert done.error.retryable  # a few times only: see RetryPolicy
 
 
 @BOTH
 async def test_a_base_url_without_scheme_says_how_to_fix_it(make_model: ModelFactory) -> None:
     _, done = await collect(make_model("localhost:8080"))
-    assert_failed(done, ErrorKind.CONNECTION, "localhost:8080 is not a valid http(s) URL")
+    assert_failed(done, ErrorKind.SETTINGS, "base URL localhost:8080 must start with http:// or https://")
 
 
 @BOTH

@@ -259,7 +259,8 @@ def test_a_provider_without_base_url_is_explained(tmp_path: Path) -> None:
 def test_a_models_json_base_url_without_scheme_names_its_place(tmp_path: Path) -> None:
     path = provider_file(tmp_path, "ollama", **{**OLLAMA, "baseUrl": "localhost:11434/v1"})
     message = error_of("ollama/qwen3:8b", {}, tmp_path)
-    assert message.startswith(f"{path}: providers.ollama.baseUrl must start with http:// or https://")
+    assert message.startswith(f"{path} is not a valid models.json")
+    assert "providers.ollama.baseUrl: must start with http:// or https://" in message
 
 
 def test_pi_only_options_are_accepted(tmp_path: Path) -> None:

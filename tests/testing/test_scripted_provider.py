@@ -809,3 +809,21 @@ def test_a_repeating_route_never_empties(provider: ScriptedProvider, client: htt
         text = anthropic(client, provider, messages=[{"role": "user", "content": "summarize it"}]).json()
         assert text["content"][0]["text"] == "a summary"
     assert provider.pending_replies == 1
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+def test_endless_streams_the_text_again_and_again_until_the_client_leaves(
+    provider: ScriptedProvider, client: httpx.Client, protocol: str
+) -> None:
+    provider.script(Reply(text="on and ", endless=True), Reply(text="after"))
+    lines: list[str] = []
+    with client.stream(
+        "POST", _endpoint(provider, protocol), json={"model": "m", "stream": True}
+    ) as response:
+        for line in response.iter_lines():
+            lines.append(line)
+            if sum("on and " in line for line in lines) == 50:
+                break
+    assert (
+        "after" in (anthropic(client, provider) if protocol == "anthropic" else openai(client, provider)).text
+    )

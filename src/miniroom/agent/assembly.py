@@ -108,6 +108,8 @@ def request_options(
         headers=session_headers(model, settings, session.id),
         first_byte_timeout=settings.first_byte_timeout,
         idle_timeout=settings.idle_timeout,
+        answer_timeout=settings.answer_timeout,
+        max_answer_bytes=settings.max_answer_bytes,
     )
 
 

@@ -132,7 +132,11 @@ def check_config_file(path: Path, env: Mapping[str, str] | None = None) -> list[
     except ConfigError as error:
         return list(error.problems) or [Problem(path, None, "", str(error))]
     found = config_model_problems(config, parsed, path.parent)
-    found += _model_warnings(config, parsed, os.environ if env is None else env)
+    found += [
+        warning
+        for warning in _model_warnings(config, parsed, os.environ if env is None else env)
+        if not any(problem.key.startswith(warning.key.rpartition(".")[0] + ".") for problem in found)
+    ]  # a model whose variables are wrong is reported there once
     return sorted(found, key=lambda problem: problem.line or 0)
 
 

@@ -21,7 +21,7 @@ from miniroom.agent.variables import profile_name_from_backend as profile_name_f
 from miniroom.config.problems import Problem, camel_key, describe_value, did_you_mean
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.engine import ToolSettings
-from miniroom.llm import ThinkingLevel
+from miniroom.llm import ThinkingLevel, base_url_problem
 from miniroom.mcp.names import PREFIX as MCP_PREFIX
 from miniroom.tools import BUILTIN_TOOL_NAMES
 
@@ -54,6 +54,8 @@ class ProfileSettings:
     system_prompt: str | None = None  # None: the built-in prompt
     session_header: str | None = None  # None: the provider's usual header
     minimal_bash_timeout: int = 120  # seconds a minimal-mode bash command runs unless the model says less
+    answer_timeout: int = 1800  # seconds one provider answer may take in all, however steadily it comes
+    max_answer_bytes: int = 64 * 1024 * 1024  # bytes one provider answer may bring (as received)
 
     def tool_enabled(self, name: str) -> bool:
         """Whether the profile lets this tool in; tools a profile cannot filter always are."""
@@ -241,7 +243,14 @@ def model_variable_problems(
             if name.startswith(ENV_PREFIX) and name not in _VARIABLES
         ),
         *_variable_settings(variables)[1],
+        *_base_url_problems(variables.get("MINI_BASE_URL", "").strip()),
     ]
+
+
+def _base_url_problems(base_url: str) -> list[VariableProblem]:
+    """A base URL no request could go to is caught here, before any agent tries (and retries) it."""
+    problem = base_url_problem(base_url) if base_url else None
+    return [VariableProblem("MINI_BASE_URL", f"{base_url} {problem}")] if problem else []
 
 
 def _backend_problems(backend: str, profiles: Collection[str], profile_file: Path) -> list[VariableProblem]:

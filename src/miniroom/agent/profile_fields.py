@@ -60,6 +60,8 @@ class ProfileFields(SettingsModel):
     system_prompt: str | None = None
     session_header: Annotated[str | None, AfterValidator(_check_header_name)] = None
     minimal_bash_timeout: OptionalPositiveWhole = None
+    answer_timeout: OptionalPositiveWhole = None
+    max_answer_bytes: OptionalPositiveWhole = None
 
     @field_validator("enabled_tools")
     @classmethod

@@ -13,6 +13,7 @@ from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.cli.common import CommandError, fail, working_folder
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.paths import config_path
+from miniroom.llm import MODELS_JSON, agent_dir_from_env, check_models_file
 
 
 def config_check_command(args: argparse.Namespace) -> int:
@@ -22,10 +23,11 @@ def config_check_command(args: argparse.Namespace) -> int:
         return fail(f"{folder}: no such folder.")
     config = config_path(args.config, os.environ, folder)
     settings = [folder / relative for relative in VALIDATORS]
-    problems = check_project(folder)
+    models = agent_dir_from_env(os.environ) / MODELS_JSON  # every project's models, so checked with each
+    problems = check_project(folder) + check_models_file(models)
     if args.config or config.exists():
         problems += [problem for problem in check_config_file(config) if problem not in problems]
-    elif not problems and not any(path.exists() for path in settings):
+    elif not problems and not any(path.exists() for path in [*settings, models]):
         looked_for = ", ".join(str(path) for path in [*VALIDATORS, _relative(config, folder)])
         print(f"No settings files found in {folder} (looked for {looked_for}); nothing to check.")
         return 0

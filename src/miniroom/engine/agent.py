@@ -285,14 +285,13 @@ class Agent:
                 if shrinks <= MAX_OVERFLOW_SHRINKS and await self._shrink(error, turn_usage):
                     continue
                 return message, error
-            if not error.retryable or attempt >= policy.max_attempts:
+            attempts = policy.attempts_for(error.kind)
+            if not error.retryable or attempt >= attempts:
                 return message, error
-            wait = policy.wait_before(error.retry_after)
+            wait = policy.wait_before(error.retry_after, error.kind)
             if wait > MAX_RETRY_AFTER_SECONDS:
                 return message, _waited_too_long(error, wait)
-            self._emit(
-                ev.RetryScheduled(self.config.model.ref, attempt, policy.max_attempts, str(error), wait)
-            )
+            self._emit(ev.RetryScheduled(self.config.model.ref, attempt, attempts, str(error), wait))
             try:
                 await self._abortable(asyncio.sleep(wait))
             except asyncio.CancelledError:

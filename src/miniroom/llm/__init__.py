@@ -7,6 +7,7 @@ holds them to it); the modules themselves import one another directly.
 from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.events import StreamDone, StreamEvent, TextDelta, ThinkingDelta
 from miniroom.llm.http import make_client
+from miniroom.llm.http_values import base_url_problem
 from miniroom.llm.messages import (
     AssistantMessage,
     Context,
@@ -23,7 +24,7 @@ from miniroom.llm.messages import (
 )
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
 from miniroom.llm.model_name import NAME_EXAMPLE, MissingApiKeyError, ModelConfigError, parse_model_name
-from miniroom.llm.models_json import env_value
+from miniroom.llm.models_json import MODELS_JSON, check_models_file, env_value
 from miniroom.llm.provider_modes import native_tools
 from miniroom.llm.providers import TEMPLATES
 from miniroom.llm.registry import agent_dir_from_env, known_providers, resolve_model
@@ -40,6 +41,7 @@ from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
 __all__ = [
     "DEFAULT_THINKING_LEVEL",
     "INVALID_ARGUMENTS_KEY",
+    "MODELS_JSON",
     "NAME_EXAMPLE",
     "TEMPLATES",
     "THINKING_LEVELS",
@@ -68,6 +70,8 @@ __all__ = [
     "UserContent",
     "UserMessage",
     "agent_dir_from_env",
+    "base_url_problem",
+    "check_models_file",
     "env_value",
     "known_providers",
     "make_client",

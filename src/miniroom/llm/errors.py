@@ -16,9 +16,12 @@ class ErrorKind(StrEnum):
     BAD_REQUEST = "bad_request"  # 400 with the provider's reason
     REJECTED = "rejected"  # other 4xx (404, 405, 413, 422, ...): the same request would be refused again
     TIMEOUT = "timeout"  # 408, or no first byte / no content within the request's deadlines
-    CONNECTION = "connection"  # refused, dropped or broken connection
+    CONNECTION = "connection"  # a dropped or broken connection, or none made (a timeout, a proxy)
+    REFUSED = "refused"  # nothing listens at the address: retried briefly (see RetryPolicy), not for minutes
     UNKNOWN_HOST = "unknown_host"  # the base URL's host name does not resolve (DNS)
-    PROTOCOL = "protocol"  # a reply we could not understand
+    PROTOCOL = "protocol"  # a reply we could not understand (an HTML page, a redirect, a status 2xx not 200)
+    ANSWER_LIMIT = "answer_limit"  # one answer passed its size or total time: it would again, so not retried
+    SETTINGS = "settings"  # a setting no request can be made with (base URL, port, header): the user's to fix
     REQUEST_LIMIT = "request_limit"  # the turn made all the model requests it may; the next was not sent
     ABORTED = "aborted"
     BLOCKED = "blocked"  # a hook refused the prompt, which was never sent
@@ -32,6 +35,7 @@ RETRYABLE = frozenset(
         ErrorKind.BAD_REQUEST,
         ErrorKind.TIMEOUT,
         ErrorKind.CONNECTION,
+        ErrorKind.REFUSED,
     }
 )
 

@@ -18,6 +18,7 @@ import orjson
 
 from miniroom.config.tls import TRUST_HINT, trusted_tls_context, untrusted_certificate
 from miniroom.llm.errors import ErrorKind, ProviderFailure
+from miniroom.llm.http_values import base_url_problem, header_name_problem, header_value_problem
 from miniroom.llm.model import Model
 from miniroom.llm.providers import get_template
 
@@ -126,11 +127,15 @@ _REJECTED_HINTS = {
 }
 
 
-def _rejected_message(model: Model, url: str, code: int, reason: str) -> str:
+def _status_text(code: int) -> str:
     try:
-        status = f"{code} {HTTPStatus(code).phrase}"
+        return f"{code} {HTTPStatus(code).phrase}"
     except ValueError:
-        status = str(code)
+        return str(code)
+
+
+def _rejected_message(model: Model, url: str, code: int, reason: str) -> str:
+    status = _status_text(code)
     default = "Check the base URL {base_url}, the model id {id!r} and the protocol {api}"
     hint = _REJECTED_HINTS.get(code, default).format(id=model.id, base_url=model.base_url, api=model.api)
     return (
@@ -175,14 +180,24 @@ def failure_from_exception(model: Model, exc: httpx.HTTPError | httpx.InvalidURL
         return ProviderFailure(ErrorKind.UNKNOWN_HOST, message)
     elif untrusted_certificate(exc):
         message = f"the certificate of {where} is not trusted ({detail}); {TRUST_HINT}."
+    elif _caused_by(exc, ConnectionRefusedError):
+        message = (
+            f"{where} refused the connection ({detail}): nothing listens at that address and port. Check the "
+            "base URL (a mistyped port?) and that the server is running."
+        )
+        return ProviderFailure(ErrorKind.REFUSED, message)
     elif isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
         message = (
             f"cannot connect to {where} ({detail}): check the base URL, the network and any proxy settings."
         )
     elif isinstance(exc, httpx.TimeoutException):
         return ProviderFailure(ErrorKind.TIMEOUT, f"{where} timed out ({detail}); the reply was abandoned.")
-    elif isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
-        message = f"the base URL {where} is not a valid http(s) URL ({detail}): fix the model's baseUrl."
+    elif isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL | httpx.LocalProtocolError):
+        message = (
+            f"the request to {where} could not be sent ({detail}): fix the model's baseUrl and headers; the "
+            "same request would fail again, so it is not retried."
+        )
+        return ProviderFailure(ErrorKind.SETTINGS, message)
     else:
         message = f"the connection to {where} broke during the reply ({detail}); the reply is incomplete."
     return ProviderFailure(ErrorKind.CONNECTION, message)
@@ -190,14 +205,43 @@ def failure_from_exception(model: Model, exc: httpx.HTTPError | httpx.InvalidURL
 
 def _unknown_host(exc: BaseException) -> bool:
     """Whether name resolution said the host does not exist (not that the resolver was unreachable)."""
+    cause = _caused_by(exc, socket.gaierror)
+    return isinstance(cause, socket.gaierror) and cause.errno != socket.EAI_AGAIN
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The error of type `kind` behind `exc`, if any."""
     cause: BaseException | None = exc
     for _ in range(8):  # httpx wraps httpcore's error, which wraps the socket's
-        if cause is None:
-            return False
-        if isinstance(cause, socket.gaierror):
-            return cause.errno != socket.EAI_AGAIN
+        if cause is None or isinstance(cause, kind):
+            return cause
         cause = cause.__cause__ or cause.__context__
-    return False
+    return None
+
+
+def _header_problem(model: Model, name: str, value: str) -> str:
+    if problem := header_name_problem(name):
+        return f"header {problem}"
+    secret = bool(model.api_key) and model.api_key in value  # the key's header: described, never shown
+    problem = header_value_problem(value, secret=secret)
+    if not problem:
+        return ""
+    return f"API key {problem}" if secret else f"header {name} {problem}"
+
+
+def unsendable_failure(model: Model, headers: Mapping[str, str]) -> ProviderFailure | None:
+    """A request no server could take, found before it is sent: a base URL or header is the user's to fix."""
+    problem = base_url_problem(model.base_url)
+    what = f"base URL {model.base_url} {problem}" if problem else ""
+    for name, value in headers.items():
+        what = what or _header_problem(model, name, value)
+    if not what:
+        return None
+    message = (
+        f"the request to {model.provider} was not sent: its {what}. Fix the model's settings (models.json, "
+        "MINI_BASE_URL, the key variable); the same request would fail again, so it is not retried."
+    )
+    return ProviderFailure(ErrorKind.SETTINGS, message)
 
 
 def stalled_failure(model: Model, seconds: float, started: bool) -> ProviderFailure:
@@ -215,6 +259,54 @@ def stalled_failure(model: Model, seconds: float, started: bool) -> ProviderFail
             "(MINI_PROFILE_IDLE_TIMEOUT)."
         )
     return ProviderFailure(ErrorKind.TIMEOUT, message)
+
+
+def answer_limit_failure(model: Model, *, seconds: float = 0.0, size: int = 0) -> ProviderFailure:
+    """One answer passed its total time (`seconds`) or its size (`size` bytes): cut there, never retried,
+    since the same answer would pass it again."""
+    if size:
+        passed, setting, variable = f"{size:,} bytes", "maxAnswerBytes", "MINI_PROFILE_MAX_ANSWER_BYTES"
+    else:
+        passed, setting, variable = f"{seconds:g} s", "answerTimeout", "MINI_PROFILE_ANSWER_TIMEOUT"
+    message = (
+        f"the answer from {model.base_url} passed {passed} ({setting}, the most one answer may take), so it "
+        f"was cut there and is not retried. For a model that writes longer answers, raise {setting} "
+        f"({variable})."
+    )
+    return ProviderFailure(ErrorKind.ANSWER_LIMIT, message)
+
+
+def unexpected_status_failure(
+    model: Model, url: str, status: int, headers: Mapping[str, str]
+) -> ProviderFailure | None:
+    """A response that is neither an error nor a reply: a redirect, or a success other than 200."""
+    if status == 200:
+        return None
+    check = f"check the base URL {model.base_url}"
+    if 300 <= status < 400:
+        target = headers.get("location") or "no address"
+        message = (
+            f"{model.provider} at {url} answered with a redirect ({_status_text(status)}) to {target}; "
+            f"a model request is never redirected, so {check}: it must be the provider's API address."
+        )
+    else:
+        message = f"{model.provider} at {url} answered with status {_status_text(status)}, not 200: {check}."
+    return ProviderFailure(ErrorKind.PROTOCOL, message)
+
+
+def not_a_reply_failure(model: Model, url: str, content_type: str, body: bytes) -> ProviderFailure:
+    """A 200 whose body is no reply: an HTML page (a portal, a web UI), or another type without events."""
+    text = body.decode("utf-8", "replace")
+    if "html" in content_type or text.lstrip()[:1] == "<":
+        what, words = "an HTML page", _shorten(_plain_text(text))
+    else:
+        what, words = f"content of type {content_type or 'unknown'}", ""
+    says = f" The page says: {words}" if words else ""
+    message = (
+        f"{model.provider} at {url} answered with {what} (status 200), not a model's reply: check the base "
+        f"URL {model.base_url}.{says}"
+    )
+    return ProviderFailure(ErrorKind.PROTOCOL, message)
 
 
 def truncated_connection_failure(model: Model) -> ProviderFailure:

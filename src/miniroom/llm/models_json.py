@@ -6,12 +6,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from miniroom.config.problems import Wording, at_most, findings, key_path
+from miniroom.config.problems import Problem, Wording, at_most, findings, key_path
 from miniroom.config.settings_file import SettingsFileError, read_settings_text
+from miniroom.llm.http_values import header_value_problem
 from miniroom.llm.model_name import ModelConfigError
 
 if TYPE_CHECKING:
@@ -25,19 +26,11 @@ _MAX_REPORTED_ERRORS = 5
 
 def load_models_json(path: Path) -> ModelsFile | None:
     """Load and validate `path`; None when it does not exist, `ModelConfigError` when it is broken."""
-    try:
-        text = read_settings_text(path)
-    except FileNotFoundError:
+    found, data, problem = _json_of(path)
+    if problem:
+        raise ModelConfigError(str(problem))
+    if not found:
         return None
-    except SettingsFileError as exc:
-        raise ModelConfigError(str(exc.problem)) from None
-    try:
-        # orjson refuses what the json module crashes or stalls on: nesting past 1,024 levels, huge numbers.
-        data = orjson.loads(strip_json_comments(text))
-    except orjson.JSONDecodeError as exc:
-        raise ModelConfigError(
-            f"{path}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})."
-        ) from None
     # The schema's pydantic models take a while to build: only a run with a models.json file pays for them.
     from pydantic import ValidationError
 
@@ -47,6 +40,37 @@ def load_models_json(path: Path) -> ModelsFile | None:
         return ModelsFile.model_validate(data)
     except ValidationError as exc:
         raise ModelConfigError(_describe_errors(path, exc)) from None
+
+
+def check_models_file(path: Path) -> list[Problem]:
+    """Everything wrong in a models.json, one problem per finding (for `config check`); none when missing."""
+    found, data, problem = _json_of(path)
+    if problem or not found:
+        return [problem] if problem else []
+    from pydantic import ValidationError
+
+    from miniroom.llm.models_json_schema import ModelsFile
+
+    try:
+        ModelsFile.model_validate(data)
+    except ValidationError as exc:
+        return [Problem(path, None, key_path(f.loc), f.message) for f in findings(exc, ModelsFile, _WORDING)]
+    return []
+
+
+def _json_of(path: Path) -> tuple[bool, Any, Problem | None]:
+    """Whether `path` exists, its JSON value, and the problem that keeps it from being read."""
+    try:
+        text = read_settings_text(path)
+    except FileNotFoundError:
+        return False, None, None
+    except SettingsFileError as exc:
+        return True, None, exc.problem
+    try:
+        # orjson refuses what the json module crashes or stalls on: nesting past 1,024 levels, huge numbers.
+        return True, orjson.loads(strip_json_comments(text)), None
+    except orjson.JSONDecodeError as exc:
+        return True, None, Problem(path, exc.lineno, "", f"not valid JSON: {exc.msg} (column {exc.colno}).")
 
 
 # A string (kept whole, escapes included), a // comment, or a /* */ comment (to the end if never closed).
@@ -120,6 +144,10 @@ def resolve_headers(headers: Mapping[str, str], env: Mapping[str, str], where: s
     for header, raw in headers.items():
         value = resolve_config_value(raw, env, f"{where}.headers.{header}")
         if value.value is not None:
+            problem = header_value_problem(value.value, secret=True)
+            if problem:
+                named = f"the variable {value.variable} it names" if value.variable else "its value"
+                raise ModelConfigError(f"{where}.headers.{header}: {named} {problem}: fix the value.")
             resolved[header] = value.value
         elif raw.startswith("$"):
             raise ModelConfigError(

@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from miniroom.config.problems import invalid
+from miniroom.llm.http_values import base_url_problem, header_name_problem, header_value_problem
 from miniroom.llm.model import Api
 
 PositiveInt = Annotated[int, Field(gt=0)]
 Price = Annotated[float, Field(ge=0)]
 NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+def _checked(problem_of: Callable[[str], str | None]) -> AfterValidator:
+    """A validator refusing the text `problem_of` finds a problem with; no request could carry it."""
+
+    def check(text: str) -> str:
+        problem = problem_of(text)
+        if problem:
+            raise invalid("{problem}", problem=problem)
+        return text
+
+    return AfterValidator(check)
+
+
+BaseUrl = Annotated[str, Field(min_length=1), _checked(base_url_problem)]
+HeaderName = Annotated[str, _checked(header_name_problem)]
+HeaderValue = Annotated[str, _checked(header_value_problem)]
+Headers = dict[HeaderName, HeaderValue]
 
 
 class _Entry(BaseModel):
@@ -36,7 +57,7 @@ class ModelOverrideEntry(_Entry):
     context_window: PositiveInt | None = None
     max_tokens: PositiveInt | None = None
     cost: CostEntry | None = None
-    headers: dict[str, str] | None = None
+    headers: Headers | None = None
     # Pi options miniroom accepts so a Pi file loads unchanged, but does not use.
     compat: dict[str, Any] | None = None
     thinking_level_map: dict[str, Any] | None = None
@@ -48,16 +69,16 @@ class ModelOverrideEntry(_Entry):
 class ModelEntry(ModelOverrideEntry):
     id: NonEmptyStr
     api: Api | None = None
-    base_url: NonEmptyStr | None = None
+    base_url: BaseUrl | None = None
 
 
 class ProviderEntry(_Entry):
     name: str | None = None
-    base_url: NonEmptyStr | None = None
+    base_url: BaseUrl | None = None
     api: Api | None = None
     api_key: NonEmptyStr | None = None
     auth_header: bool | None = None
-    headers: dict[str, str] | None = None
+    headers: Headers | None = None
     compat: dict[str, Any] | None = None
     models: list[ModelEntry] | None = None
     model_overrides: dict[str, ModelOverrideEntry] | None = None

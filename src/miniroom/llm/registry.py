@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from miniroom.llm.http_values import base_url_problem, header_value_problem
 from miniroom.llm.model import API_NAMES, AUTH_TYPES, THINKING_LEVELS, Api, AuthType, Model, ThinkingLevel
 from miniroom.llm.model_name import (
     DEFAULT_MODEL_NAME,
@@ -205,22 +206,33 @@ class _Source:
         looked_at: list[str] = []
         if self.entry and self.entry.api_key:
             configured = resolve_config_value(self.entry.api_key, self.env, f"{self.where}.apiKey")
+            source = configured.variable or f"{self.where}.apiKey"
             if configured.value:
-                return configured.value
+                return self._sendable_key(configured.value, source)
             looked_at.append(f"{configured.variable} (named by apiKey in {self.models_path})")
         if self.overrides.api_key:
-            return self.overrides.api_key
+            return self._sendable_key(self.overrides.api_key, "MINI_API_KEY")
         looked_at.append("MINI_API_KEY")
         if self.template:
             key = env_value(self.env, self.template.key_variable)
             if key:
-                return key
+                return self._sendable_key(key, self.template.key_variable)
             looked_at.append(self.template.key_variable)
         if len(looked_at) == 1:
             problem, fix = f"{looked_at[0]} is not set", "Set it to your API key."
         else:
             problem, fix = f"none of {', '.join(looked_at)} is set", "Set one of them to your API key."
         raise MissingApiKeyError(f"No API key for {self.name.ref}: {problem}. {fix}")
+
+    def _sendable_key(self, key: str, source: str) -> str:
+        """The key, which travels in a header: one that cannot is a mistake to fix, not to send and retry."""
+        problem = header_value_problem(key, secret=True)
+        if problem:
+            raise ModelConfigError(
+                f"The API key for {self.name.ref} in {source} {problem} (the key is not shown): set it again "
+                "as copied from the provider."
+            )
+        return key
 
     def _details(self, model_entry: ModelEntry | None) -> KnownModel:
         if model_entry:
@@ -239,8 +251,12 @@ class _Source:
             return ()
         specific = model_entry or self.entry.find_override(self.name.model_id)
         merged: dict[str, tuple[str, str]] = {}
-        for layer in (self.entry.headers, specific.headers if specific else None):
-            for header, value in resolve_headers(layer or {}, self.env, self.where).items():
+        model_where = f"{self.where} (model {self.name.model_id})"
+        for layer, where in (
+            (self.entry.headers, self.where),
+            (specific.headers if specific else None, model_where),
+        ):
+            for header, value in resolve_headers(layer or {}, self.env, where).items():
                 merged[header.lower()] = (header, value)  # HTTP header names are case-insensitive
         return tuple(merged.values())
 
@@ -263,10 +279,9 @@ def _apply_override(base: KnownModel, override: ModelOverrideEntry) -> KnownMode
 
 def _normalize_base_url(url: str, api: Api, origin: str) -> str:
     """Strip a trailing "/"; Anthropic's convention also drops a trailing "/v1" (the client adds it)."""
-    if not url.startswith(("http://", "https://")):
-        raise ModelConfigError(
-            f'{origin} must start with http:// or https:// (e.g. "https://api.example.com/v1").'
-        )
+    problem = base_url_problem(url)
+    if problem:
+        raise ModelConfigError(f"{origin} {problem}.")
     url = url.rstrip("/")
     if api == "anthropic-messages" and url.endswith("/v1"):
         url = url.removesuffix("/v1")

@@ -45,6 +45,8 @@ class RequestOptions:
     stream: bool = True
     first_byte_timeout: float = 60.0  # seconds for the response to start (connecting included)
     idle_timeout: float = 180.0  # seconds without content (text, thinking, tool calls; pings do not count)
+    answer_timeout: float = 1800.0  # seconds one answer may take in all, however steadily it comes
+    max_answer_bytes: int = 64 * 1024 * 1024  # bytes of one answer's body, as received (SSE framing included)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,12 @@ def usage_with_cost(
     return Usage(input=input, output=output, cache_read=cache_read, cache_write=cache_write, cost=dollars)
 
 
+def _check_text(text: object) -> None:
+    """A reply's text is a string: anything else is a reply of the wrong shape (a protocol error)."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected text, got {type(text).__name__} {text!r:.80}")
+
+
 @dataclass
 class _OpenToolCall:
     call: ToolCall
@@ -152,12 +160,14 @@ class MessageAssembler:
         self._open_parts = []
 
     def add_text(self, text: str) -> TextDelta:
+        _check_text(text)
         if not isinstance(self._open_block, TextContent):
             self._open(TextContent(""))
         self._open_parts.append(text)
         return TextDelta(text)
 
     def add_thinking(self, text: str) -> ThinkingDelta:
+        _check_text(text)
         if not isinstance(self._open_block, ThinkingContent):
             self._open(ThinkingContent(""))
         self._open_parts.append(text)

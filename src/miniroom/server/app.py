@@ -7,6 +7,7 @@ from collections.abc import Collection
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect
 
 from miniroom.minimal.errors import OperationError
 from miniroom.minimal.service import AgentCli
@@ -21,7 +22,7 @@ from miniroom.server import (
     stream,
 )
 from miniroom.server.auth import AccessGuard, token_from_env
-from miniroom.server.errors import ApiError, api_error, http_error, room_error
+from miniroom.server.errors import ApiError, api_error, client_gone, http_error, room_error
 from miniroom.server.project import Project
 from miniroom.server.site import DEFAULT_HOSTS
 from miniroom.transports.embedded import RoomError, RoomStore
@@ -59,6 +60,7 @@ def create_app(
             RoomError: room_error,
             HTTPException: http_error,
             OperationError: agent_api.operation_error,
+            ClientDisconnect: client_gone,
         },
     )
     app.state.store = store
@@ -81,6 +83,7 @@ def create_agent_app(agent_cli: AgentCli) -> Starlette:
             ApiError: api_error,
             HTTPException: http_error,
             OperationError: agent_api.operation_error,
+            ClientDisconnect: client_gone,
         },
     )
     app.state.agent_cli = agent_cli

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from miniroom.transports.embedded import NotAllowed, RoomError, TooLarge, UnknownEvent, UnknownRoom
@@ -44,6 +44,13 @@ def error_response(
     # A lone surrogate from the request cannot be encoded as UTF-8; it is shown escaped instead.
     readable = message.encode("utf-8", "backslashreplace").decode("utf-8")
     return JSONResponse({**(details or {}), "errcode": errcode, "error": readable}, status_code=status)
+
+
+async def client_gone(_: Request, exc: Exception) -> Response:
+    """The client left, or was closed for sending its request too slowly, before its body was read: nobody
+    is there to read an answer, and nothing failed on our side."""
+    assert isinstance(exc, ClientDisconnect)
+    return Response(status_code=408)
 
 
 async def api_error(_: Request, exc: Exception) -> Response:

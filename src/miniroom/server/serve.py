@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import uvicorn
 from starlette.applications import Starlette
 
+from miniroom.server.request_deadline import REQUEST_TIMEOUT_SECONDS, request_deadline_protocol
 from miniroom.web.listeners import add_own_listener, remove_own_listener
 
 DEFAULT_HOST = "127.0.0.1"
@@ -46,14 +47,21 @@ class QuietServer(OwnServer):
 
 
 def build_server(
-    app: Starlette, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, handle_signals: bool = True
+    app: Starlette,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    handle_signals: bool = True,
+    request_timeout: float = REQUEST_TIMEOUT_SECONDS,
 ) -> uvicorn.Server:
     """A uvicorn server for `app`; `await server.serve()` runs it, `server.should_exit = True` stops it.
-    Without `handle_signals` the process's own handlers stay in place while it runs."""
+    Without `handle_signals` the process's own handlers stay in place while it runs; a request's headers and
+    body must arrive within `request_timeout` seconds."""
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
+        http=request_deadline_protocol(request_timeout),
         log_level="warning",
         lifespan="off",
         timeout_graceful_shutdown=_SHUTDOWN_GRACE_SECONDS,

@@ -16,6 +16,8 @@ const NUMBERS = [
   ["parallelBashThreads", "Parallel bash threads", "Commands of one parallel_bash call running at once"],
   ["readMaxLines", "Read max lines", "Lines one read call returns"],
   ["maxParallelAgents", "Max parallel agents", "Subagents of one chat running at once; extras queue"],
+  ["answerTimeout", "Answer timeout", "Seconds one answer from the provider may take in all"],
+  ["maxAnswerBytes", "Max answer bytes", "Bytes one answer from the provider may bring"],
 ];
 const SERVICE_TABS = [
   ["fetch.yml", "Fetch services"],

@@ -26,8 +26,8 @@ tokens > M maximum", OpenAI's `context_length_exceeded`; it is recorded and take
 
 Failures a test can script (see `Reply`): any status with its error body and extra headers (`retry-after`),
 an error mid-stream, a dropped connection, slow events (`delay`), a server that accepts and stays silent
-(`silent`), a stream of nothing but keep-alive pings (`ping_every`), and the size of the streamed pieces
-(`fragment`).
+(`silent`), a stream of nothing but keep-alive pings (`ping_every`), a stream of text that never ends
+(`endless`), and the size of the streamed pieces (`fragment`).
 
     with ScriptedProvider() as provider:
         provider.script(Reply(text="hi"), Reply(tool_calls=[("read", {"path": "a.txt"})]))

@@ -124,3 +124,10 @@ def stream_events(turn: Turn, request: dict[str, Any]) -> list[bytes]:
     )
     events.append(_event("message_stop", {"type": "message_stop"}))
     return events
+
+
+def endless_events(turn: Turn, request: dict[str, Any]) -> tuple[list[bytes], bytes]:
+    """The opening of a reply whose text is one fragment (message_start, content_block_start, ping), and its
+    text delta, to repeat forever."""
+    events = stream_events(turn, request)
+    return events[:3], events[3]

@@ -37,6 +37,9 @@ class Reply:
     # apart (Anthropic `event: ping`, OpenAI a `: keep-alive` comment), never the content, until it goes away.
     silent: bool = False
     ping_every: float = 0.0
+    # A runaway stream: the opening events, then the first `fragment` characters of `text` as a text delta
+    # again and again (`delay` s apart) until the client goes away; the reply never ends by itself.
+    endless: bool = False
     fragment: int = FRAGMENT  # characters per streamed text or thinking piece (real providers send a few)
     headers: dict[str, str] = field(default_factory=dict)  # extra response headers, e.g. retry-after
 

@@ -124,3 +124,9 @@ def stream_events(turn: Turn, request: dict[str, Any]) -> list[bytes]:
         events.append(b"data: " + dumps({**envelope, "choices": [], "usage": usage(turn)}) + b"\n\n")
     events.append(DONE)
     return events
+
+
+def endless_events(turn: Turn, request: dict[str, Any]) -> tuple[list[bytes], bytes]:
+    """The role chunk of a reply whose text is one fragment, and its content chunk, to repeat forever."""
+    events = stream_events(turn, request)
+    return events[:1], events[1]

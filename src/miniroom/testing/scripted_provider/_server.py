@@ -9,6 +9,7 @@ import socket
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from http import HTTPStatus
 from types import TracebackType
 from typing import Any, Protocol
@@ -38,6 +39,7 @@ class _Wire(Protocol):
     def error_body(self, kind: str, message: str, request_id: str) -> dict[str, Any]: ...
     def message_body(self, turn: Turn) -> dict[str, Any]: ...
     def stream_events(self, turn: Turn, request: dict[str, Any]) -> list[bytes]: ...
+    def endless_events(self, turn: Turn, request: dict[str, Any]) -> tuple[list[bytes], bytes]: ...
 
 
 _ROUTES: dict[str, tuple[str, _Wire]] = {
@@ -259,26 +261,7 @@ class ScriptedProvider:
             await response.json(404, _anthropic.error_body("not_found_error", message, ""), {})
             return
         protocol, wire = route
-        text = body.decode("utf-8", "replace")
-        try:
-            request = json.loads(text)
-        except ValueError:
-            request = None
-        reply: Reply | None
-        if isinstance(request, dict) and self._too_long(body):
-            self.refused += 1
-            self._take(RecordedRequest(protocol, target, headers, request), refused=True)
-            assert self.context_window is not None
-            kind, message = overflow_message(protocol, count_tokens(body), self.context_window)
-            reply = Reply.error(400, kind, message)
-        elif isinstance(request, dict):
-            reply = self._take(RecordedRequest(protocol, target, headers, request))
-            reply = reply or Reply.error(500, "", NO_REPLY_MESSAGE)
-        else:
-            request = {}
-            reply = Reply.error(
-                400, "invalid_request_error", "scripted provider: the body is not a JSON object"
-            )
+        request, reply = self._reply_for(RecordedRequest(protocol, target, headers, {}), body)
         self._served += 1
         request_id = f"req_scripted_{self._served:04d}"
         extra = {wire.REQUEST_ID_HEADER: request_id, **reply.headers}
@@ -295,8 +278,30 @@ class ScriptedProvider:
             error = wire.error_body(wire.error_type(reply), error_message_for(reply), request_id)
             await response.json(reply.status, error, extra)
             return
-        self._turns += 1
         counted = self._cache.usage(protocol, request, body) if reply.usage is None else None
+        await self._answer(reply, request, counted, wire, response, extra)
+
+    async def _answer(
+        self,
+        reply: Reply,
+        request: dict[str, Any],
+        counted: tuple[int, int, int] | None,
+        wire: _Wire,
+        response: _Response,
+        extra: dict[str, str],
+    ) -> None:
+        """A 200 reply: streamed (whole, endless, or pings only) or one JSON message."""
+        streaming = request.get("stream") is True
+        self._turns += 1
+        if streaming and reply.endless:
+            one_piece = replace(
+                reply, text=(reply.text or "and on ")[: reply.fragment], thinking="", tool_calls=[]
+            )
+            beginning, repeated = wire.endless_events(
+                Turn.build(one_piece, request, None, self._turns, 0), request
+            )
+            await response.stream_forever(beginning, repeated, reply.delay, extra)
+            return
         turn = Turn.build(reply, request, counted, self._turns, self._tools + 1)
         self._tools += len(reply.tool_calls)
         if streaming and reply.ping_every > 0:
@@ -308,6 +313,25 @@ class ScriptedProvider:
         else:
             await _pause(reply.delay)
             await response.json(200, wire.message_body(turn), extra)
+
+    def _reply_for(self, recorded: RecordedRequest, body: bytes) -> tuple[dict[str, Any], Reply]:
+        """The request's JSON and the reply it gets: a refusal past the window, else the script's."""
+        try:
+            request = json.loads(body.decode("utf-8", "replace"))
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            return {}, Reply.error(
+                400, "invalid_request_error", "scripted provider: the body is not a JSON object"
+            )
+        recorded = replace(recorded, body=request)
+        if self._too_long(body):
+            self.refused += 1
+            self._take(recorded, refused=True)
+            assert self.context_window is not None
+            kind, message = overflow_message(recorded.protocol, count_tokens(body), self.context_window)
+            return request, Reply.error(400, kind, message)
+        return request, self._take(recorded) or Reply.error(500, "", NO_REPLY_MESSAGE)
 
     def _too_long(self, body: bytes) -> bool:
         return self.context_window is not None and count_tokens(body) > self.context_window
@@ -347,6 +371,19 @@ class _Response:
                 await asyncio.wait_for(self.reader.read(1), every)
             if not self.reader.at_eof():
                 self.writer.write(self._frame(ping))
+
+    async def stream_forever(
+        self, opening: list[bytes], repeated: bytes, delay: float, extra: dict[str, str]
+    ) -> None:
+        """The stream's head and opening events, then `repeated` every `delay` s until the client goes away
+        (writing to a closed connection raises ConnectionError, which ends the connection quietly)."""
+        self.keep = False
+        self.writer.write(self._stream_head(extra) + b"".join(map(self._frame, opening)))
+        frame = self._frame(repeated)
+        while True:
+            await self.writer.drain()
+            await asyncio.sleep(delay)
+            self.writer.write(frame)
 
     def _stream_head(self, extra: dict[str, str]) -> bytes:
         headers = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
