@@ -108,7 +108,7 @@ def classify_failure(
     if code in (400, 413) and re.search(_CONTEXT_OVERFLOW, reason, re.I):
         return ErrorKind.CONTEXT_OVERFLOW, (
             f"the conversation is too long for {model.ref} (context window {model.context_window} tokens): "
-            f"{reason}. Compact the session or start a new one."
+            f"{reason.rstrip('.')}. Compact the session or start a new one."
         )
     if code >= 500:
         return ErrorKind.SERVER, f"{provider} server error: {reason}"
