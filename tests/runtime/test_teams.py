@@ -91,3 +91,21 @@ async def test_a_member_failing_is_said_in_the_combined_reply(
     critic, writer = shown.removeprefix("**Critic**\n").split("\n\n**Writer**\n")
     assert {critic[:9], writer[:9]} == {"⚠ failed:", "Ship it."}, "either member may have asked first"
     assert "refused" in shown
+
+
+async def test_mode_minimal_for_a_team_says_it_is_for_agents(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    """A team answers through its members' own sessions: minimal mode is chosen per member, not per team."""
+    provider.script(Reply(text="Looks fine."), Reply(text="Looks fine."))
+    async with running_rooms(tmp_path, provider, agents(), teams=team("collaborate")) as rooms:
+        question = rooms.post("@reviewers is the patch ready?")
+        await rooms.settle()
+        rooms.post("!mode reviewers minimal", thread=question)
+        await rooms.settle()
+        notices = [e for e in rooms.events() if e["content"].get("msgtype") == "m.notice"]
+        assert len(notices) == 1, notices
+        body = notices[0]["content"]["body"]
+        assert body.startswith("reviewers cannot answer in minimal mode, so nothing was saved. It needs:")
+        assert "reviewers is a team: its members critic, writer answer in their own sessions" in body
+    assert len(provider.requests) == 2  # the members' answers to the question, none to the command

@@ -149,6 +149,12 @@ class AgentFactory:
 
     def shell_problems(self, agent: str) -> list[str]:
         """Why the agent has no bash tool (which minimal mode needs), each with its fix."""
+        team = self.config.teams.get(agent)
+        if team is not None:
+            return [
+                f"{agent} is a team: its members {', '.join(team.agents)} answer in their own sessions, "
+                "so minimal mode is chosen for an agent, not a team"
+            ]
         choice = self.model_choice(agent)
         profile = resolve_profile(self.project_dir, choice.env, choice.variables)
         tools = self.config.agents[agent].tools or None
