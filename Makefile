@@ -30,9 +30,11 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -q
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium
 
-# Agents in embedded rooms with the web chat at http://127.0.0.1:8765 (examples/config.yaml: one agent).
+# Agents in embedded rooms with the web chat at http://127.0.0.1:8765 (examples/config.yaml: one agent);
+# `make run PORT=9000` picks another port.
+PORT ?= 8765
 run: $(RUN_STAMP)
-	$(BIN)/miniroom serve --config examples/config.yaml
+	$(BIN)/miniroom serve --config examples/config.yaml --port $(PORT)
 
 test: lint typecheck unit fuzz
 

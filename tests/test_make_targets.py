@@ -9,12 +9,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def commands(target: str) -> list[str]:
-    """What `make TARGET` would run in a fresh clone (`-B`: every file out of date), without running it."""
+def commands(target: str, *variables: str) -> list[str]:
+    """What `make TARGET [NAME=value...]` would run in a fresh clone (`-B`: every file out of date), without
+    running it."""
     outer_make = ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")
     env = {name: value for name, value in os.environ.items() if name not in outer_make}
     shown = subprocess.run(
-        ["make", "--no-print-directory", "-n", "-B", target],
+        ["make", "--no-print-directory", "-n", "-B", target, *variables],
         cwd=REPO,
         env=env,  # as typed at a prompt, also when `make test` runs this test
         capture_output=True,
@@ -32,7 +33,12 @@ def installs(lines: list[str]) -> list[str]:
 def test_make_run_installs_only_the_base_package() -> None:
     lines = commands("run")
     assert installs(lines) == ["."]  # no Synapse, Playwright or mautrix to start embedded rooms
-    assert lines[-1] == ".venv/bin/miniroom serve --config examples/config.yaml"
+    assert lines[-1] == ".venv/bin/miniroom serve --config examples/config.yaml --port 8765"
+
+
+def test_make_run_takes_a_port() -> None:
+    lines = commands("run", "PORT=9000")
+    assert lines[-1] == ".venv/bin/miniroom serve --config examples/config.yaml --port 9000"
 
 
 def test_make_test_installs_the_dev_extra_and_runs_the_fuzz_target_apart() -> None:
