@@ -66,6 +66,11 @@ HTTP_ERRORS = [
         ["no access", "API key variable"],
     ),
     (Reply.error(402, "billing_error", "payment required"), ErrorKind.QUOTA, ["out of quota or credit"]),
+    (  # the reason's own full stop is not doubled
+        Reply.error(400, "invalid_request_error", "Your credit balance is too low. See details."),
+        ErrorKind.QUOTA,
+        ["balance is too low. See details. Check its plan"],
+    ),
     (
         Reply.error(429, "insufficient_quota", "You exceeded your current quota"),
         ErrorKind.QUOTA,

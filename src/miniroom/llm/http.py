@@ -92,7 +92,8 @@ def classify_failure(
 
     The spec retries 400, 408, 429 and 5xx; any other 4xx would be refused the same way again."""
     provider = model.provider
-    reason = reason or error_type or "no reason given"
+    # each message goes on after the reason with a full stop of its own
+    reason = (reason or error_type or "no reason given").rstrip(" .")
     if code == 402 or re.search(_QUOTA, f"{error_type} {reason}", re.I):
         return ErrorKind.QUOTA, (
             f"{provider} says the account is out of quota or credit: {reason}. Check its plan and billing."
@@ -108,7 +109,7 @@ def classify_failure(
     if code in (400, 413) and re.search(_CONTEXT_OVERFLOW, reason, re.I):
         return ErrorKind.CONTEXT_OVERFLOW, (
             f"the conversation is too long for {model.ref} (context window {model.context_window} tokens): "
-            f"{reason.rstrip('.')}. Compact the session or start a new one."
+            f"{reason}. Compact the session or start a new one."
         )
     if code >= 500:
         return ErrorKind.SERVER, f"{provider} server error: {reason}"
