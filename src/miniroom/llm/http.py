@@ -112,7 +112,7 @@ def classify_failure(
             f"{reason}. Compact the session or start a new one."
         )
     if code >= 500:
-        return ErrorKind.SERVER, f"{provider} server error: {reason}"
+        return ErrorKind.SERVER, f"{provider} server error: {reason}."
     if code == 408:
         return ErrorKind.TIMEOUT, f"{provider} gave up waiting for the request at {url}: {reason}"
     if code == 400:
