@@ -164,6 +164,11 @@ async def test_a_missing_working_folder_is_a_tool_error(tmp_path: Path) -> None:
             "Invalid arguments for bash: timeout: Input should be a valid",
         ),
         ({"command": "ls", "cwd": "/"}, "Invalid arguments for bash: cwd: Extra inputs are not permitted"),
+        (
+            {"command": "echo a\0b"},
+            "Invalid arguments for bash: command: the command holds a NUL character (\\0), which no shell "
+            "command can carry: remove it",
+        ),
     ],
 )
 def test_bad_arguments_name_the_field(arguments: dict[str, Any], message: str) -> None:
