@@ -50,8 +50,8 @@ async def run_process(
             start_new_session=True,
         )
     except (OSError, ValueError) as error:  # ValueError: a NUL in an argument or the environment
-        name = Path(argv[0]).name
-        raise ProcessFailure(f"could not start {name}: {getattr(error, 'strerror', None) or error}") from None
+        reason = getattr(error, "strerror", None) or error
+        raise ProcessFailure(f"could not start {argv[0]}: {reason}") from None
     process_reaper().watch(process.pid)  # its own session: the group id is its pid
     try:
         assert process.stdin is not None
