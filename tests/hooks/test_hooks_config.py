@@ -67,6 +67,9 @@ def test_the_issues_example_reads_as_written(tmp_path: Path) -> None:
         ("deny: bash\n", "1: deny: must be a list (one `- item` per line)"),
         ("PreToolUse: []\n", "1: PreToolUse: unknown key: the valid keys are hooks, deny"),
         ("- a\n", "1: the file must be a mapping with `hooks:` and `deny:` keys, got a list"),
+        ('hooks:\n  - event: Stop\n    command: "echo a\\0b"\n',
+         "3: hooks[0].command: holds a NUL character (\\0), which no command, argument or variable can "
+         "carry: remove it"),
     ],
 )  # fmt: skip
 def test_each_mistake_is_named_with_its_line_and_key(tmp_path: Path, text: str, message: str) -> None:

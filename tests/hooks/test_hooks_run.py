@@ -235,3 +235,19 @@ async def test_a_subagent_runs_no_hook_commands_of_its_own_and_subagent_stop_sen
     assert "SubagentStop hook feedback:\\nsummarize first" in json.dumps(child[2].body["messages"])
     [result] = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
     assert "summarized" in result.text
+
+
+@one_protocol
+def test_a_nul_in_a_hook_command_stops_the_run_with_the_line_to_fix(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    write_hooks(workspace, 'hooks:\n  - event: PreToolUse\n    command: "echo a\\0b"\n')
+    provider.script(Reply(tool_calls=[("bash", {"command": "echo ran"})]), Reply(text="done"))
+    result = workspace.run("run", "go")
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert "Traceback" not in result.stderr
+    assert (
+        f"{workspace.project / '.miniroom' / 'hooks.yml'}:3: hooks[0].command: holds a NUL character (\\0), "
+        "which no command, argument or variable can carry: remove it" in result.stderr
+    )
+    assert provider.requests == []

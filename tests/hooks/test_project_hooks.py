@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 from miniroom.hooks.config import load_hooks
+from miniroom.hooks.outcome import Finished
 from miniroom.hooks.payloads import SessionFacts
 from miniroom.hooks.project_hooks import MAX_CONTINUATIONS, ProjectHooks
+from miniroom.hooks.runner import run_hook
 from miniroom.llm import ToolCall
 from tests.agent_runs import write_settings
 
@@ -73,3 +75,8 @@ async def test_a_json_decision_denies_a_call_and_deny_rules_come_first(tmp_path:
     assert not (tmp_path / "asked").exists()  # a denied call asks no hook
     verdict = await hooks.pre_tool(ToolCall("2", "bash", {"command": "ls"}))
     assert verdict.denied == "A PreToolUse hook blocked this call: not on Fridays"
+
+
+async def test_a_command_the_system_cannot_start_is_a_failure_not_a_crash(tmp_path: Path) -> None:
+    ended = await run_hook("echo a\0b", b"{}", tmp_path, 5, {"PATH": "/usr/bin:/bin"})
+    assert ended == Finished(None, failure="could not start: embedded null byte")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 import tempfile
 from pathlib import Path
@@ -13,7 +14,6 @@ import pytest
 from miniroom.engine.tool import ToolContext, ToolError, ToolResult
 from miniroom.llm.messages import TextContent
 from miniroom.tools.bash import BashTool
-from miniroom.tools.environment import PROVIDER_KEY_VARIABLES
 
 TOOL = BashTool()
 
@@ -125,14 +125,17 @@ async def test_pagers_and_colours_are_off(tmp_path: Path) -> None:
     assert text_of(result) == "cat cat cat dumb 1"
 
 
-async def test_provider_keys_never_reach_the_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROVIDER_KEY_VARIABLES:
+async def test_keys_never_reach_the_child_and_named_variables_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "MY_VENDOR_KEY", "OPENAI_KEY", "MINIROOM_TEST_ORDINARY"):
         monkeypatch.setenv(name, f"sk-secret-{name.lower()}")
-    monkeypatch.setenv("MINIROOM_TEST_ORDINARY", "still-here")
+    monkeypatch.setenv("MINIROOM_TEST_WANTED", "still-here")
+    monkeypatch.setenv("MINI_TOOL_ENV", "MINIROOM_TEST_WANTED")
     output = text_of(await run_bash(tmp_path, {"command": "env"}))
-    assert "MINIROOM_TEST_ORDINARY=still-here" in output
+    assert "MINIROOM_TEST_WANTED=still-here" in output
+    assert f"HOME={os.environ['HOME']}" in output
     assert "sk-secret" not in output
-    assert [name for name in PROVIDER_KEY_VARIABLES if f"{name}=" in output] == []
 
 
 async def test_a_missing_working_folder_is_a_tool_error(tmp_path: Path) -> None:
@@ -161,6 +164,11 @@ async def test_a_missing_working_folder_is_a_tool_error(tmp_path: Path) -> None:
             "Invalid arguments for bash: timeout: Input should be a valid",
         ),
         ({"command": "ls", "cwd": "/"}, "Invalid arguments for bash: cwd: Extra inputs are not permitted"),
+        (
+            {"command": "echo a\0b"},
+            "Invalid arguments for bash: command: the command holds a NUL character (\\0), which no shell "
+            "command can carry: remove it",
+        ),
     ],
 )
 def test_bad_arguments_name_the_field(arguments: dict[str, Any], message: str) -> None:

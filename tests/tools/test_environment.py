@@ -1,17 +1,37 @@
-"""The environment every tool's child process gets: miniroom's secrets never, provider keys on request."""
+"""The environment of every process miniroom starts: an allowlist plus what the user names, never a key by
+accident, proxies without their passwords, and miniroom non-dumpable before any child runs."""
 
 from __future__ import annotations
 
+import ctypes
 import logging
 
 import pytest
 
-from miniroom.llm.providers import TEMPLATES
 from miniroom.server.auth import TOKEN_VARIABLE
-from miniroom.tools.environment import PROVIDER_KEY_VARIABLES, is_miniroom_secret, tool_environment
+from miniroom.tools.environment import is_miniroom_secret, tool_environment, without_credentials
 from miniroom.transports.matrix.accounts import SHARED_PASSWORD_VARIABLE, password_variable
 
-ORDINARY = {"HOME": "/home/me", "PATH": "/usr/bin", "GITHUB_TOKEN": "gh-for-the-user's-own-tools"}
+ORDINARY = {
+    "HOME": "/home/me",
+    "PATH": "/usr/bin",
+    "USER": "me",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TMPDIR": "/tmp/me",
+    "SSL_CERT_FILE": "/etc/ssl/corp.pem",
+    "XDG_CACHE_HOME": "/home/me/.cache",
+}
+# Keys whatever their names: a provider's, one models.json names, a proxy password, an OpenAI-like name.
+KEYS = {
+    "ANTHROPIC_API_KEY": "sk-a",
+    "MY_VENDOR_KEY": "sk-v",
+    "CORP_PROXY_PASS": "hunter2",
+    "OPENAI_KEY": "sk-o",
+    "GITHUB_TOKEN": "ghp",
+    "LC_MY_TOKEN": "smuggled",  # only the locale's own LC_ names pass
+}
+PR_GET_DUMPABLE = 3
 
 
 def test_the_secret_names_are_the_ones_miniroom_reads() -> None:
@@ -22,38 +42,82 @@ def test_the_secret_names_are_the_ones_miniroom_reads() -> None:
         password_variable("a-b"),
     ):
         assert is_miniroom_secret(name), name
-    assert {template.key_variable for template in TEMPLATES.values()} <= set(PROVIDER_KEY_VARIABLES)
-    assert {"MINI_API_KEY", "TYPESAFE_API_KEY"} <= set(PROVIDER_KEY_VARIABLES)
 
 
-def test_secrets_and_provider_keys_are_withheld_and_the_rest_passes() -> None:
+def test_only_the_allowlist_passes_whatever_else_is_set() -> None:
     secrets = {TOKEN_VARIABLE: "t", SHARED_PASSWORD_VARIABLE: "p", password_variable("helper"): "q"}
-    keys = dict.fromkeys(PROVIDER_KEY_VARIABLES, "sk-secret")
-    assert tool_environment({**ORDINARY, **secrets, **keys}) == ORDINARY
+    assert tool_environment({**ORDINARY, **secrets, **KEYS, "PWD": "/elsewhere"}) == ORDINARY
 
 
-def test_mini_tool_keys_passes_the_provider_keys_it_names() -> None:
+def test_mini_tool_env_and_mini_tool_keys_pass_the_variables_they_name() -> None:
     env = {
         **ORDINARY,
-        "OPENAI_API_KEY": "sk-o",
-        "ANTHROPIC_API_KEY": "sk-a",
-        "MINI_TOOL_KEYS": " OPENAI_API_KEY ,",
+        **KEYS,
+        "SSH_AUTH_SOCK": "/run/agent.sock",
+        "MINI_TOOL_KEYS": " OPENAI_KEY ,",
+        "MINI_TOOL_ENV": "SSH_AUTH_SOCK,GITHUB_TOKEN,UNSET_NAME",
     }
     assert tool_environment(env) == {
         **ORDINARY,
-        "OPENAI_API_KEY": "sk-o",
-        "MINI_TOOL_KEYS": " OPENAI_API_KEY ,",
+        "OPENAI_KEY": "sk-o",
+        "SSH_AUTH_SOCK": "/run/agent.sock",
+        "GITHUB_TOKEN": "ghp",
     }
 
 
-def test_mini_tool_keys_cannot_pass_a_miniroom_secret_and_says_so_once(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    env = {"MINIROOM_MATRIX_PASSWORD_BOT": "p", "MINI_TOOL_KEYS": "MINIROOM_MATRIX_PASSWORD_BOT"}
+def test_naming_a_miniroom_secret_passes_nothing_and_says_so_once(caplog: pytest.LogCaptureFixture) -> None:
+    env = {
+        "MINIROOM_MATRIX_PASSWORD_BOT": "p",
+        "MINIROOM_AGENT_TOKEN": "grant",
+        "MINI_TOOL_KEYS": "MINIROOM_MATRIX_PASSWORD_BOT",
+        "MINI_TOOL_ENV": "MINIROOM_AGENT_TOKEN",
+    }
     with caplog.at_level(logging.WARNING):
-        assert "MINIROOM_MATRIX_PASSWORD_BOT" not in tool_environment(env)
-        assert "MINIROOM_MATRIX_PASSWORD_BOT" not in tool_environment(env)
+        assert tool_environment(env) == {}
+        assert tool_environment(env) == {}
     assert caplog.messages == [
+        "MINI_TOOL_ENV names MINIROOM_AGENT_TOKEN, one of miniroom's own secrets, which never reach a tool's "
+        "process; remove it from MINI_TOOL_ENV.",
         "MINI_TOOL_KEYS names MINIROOM_MATRIX_PASSWORD_BOT, one of miniroom's own secrets, which never "
-        "reach a tool's process; remove it from MINI_TOOL_KEYS."
+        "reach a tool's process; remove it from MINI_TOOL_KEYS.",
     ]
+
+
+def test_proxies_pass_without_their_credentials_unless_named(caplog: pytest.LogCaptureFixture) -> None:
+    env = {
+        "https_proxy": "http://me:hunter2@proxy.corp:3128/",
+        "HTTP_PROXY": "http://proxy.corp:3128",
+        "NO_PROXY": "localhost,.corp",
+    }
+    with caplog.at_level(logging.WARNING):
+        assert tool_environment(env) == {
+            "https_proxy": "http://proxy.corp:3128/",
+            "HTTP_PROXY": "http://proxy.corp:3128",
+            "NO_PROXY": "localhost,.corp",
+        }
+    assert caplog.messages == [
+        "https_proxy holds a user name or password: the processes miniroom starts get the proxy without "
+        "them; name https_proxy in MINI_TOOL_ENV to pass it whole."
+    ]
+    assert tool_environment(env | {"MINI_TOOL_ENV": "https_proxy"})["https_proxy"] == env["https_proxy"]
+
+
+@pytest.mark.parametrize(
+    ("proxy", "plain"),
+    [
+        ("http://u:p@host:1", "http://host:1"),
+        ("socks5://u@host:1/x@y", "socks5://host:1/x@y"),
+        ("u:p@host:1", "host:1"),
+        ("http://a:b@c@host", "http://host"),
+        ("http://host:1", "http://host:1"),
+        ("", ""),
+    ],
+)
+def test_without_credentials_keeps_the_scheme_host_and_path(proxy: str, plain: str) -> None:
+    assert without_credentials(proxy) == plain
+
+
+def test_building_a_child_environment_makes_miniroom_non_dumpable() -> None:
+    tool_environment({})
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0

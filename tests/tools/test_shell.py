@@ -16,7 +16,6 @@ import pytest
 
 from miniroom.engine.tool import ToolError
 from miniroom.tools.capture import OutputCapture
-from miniroom.tools.environment import PROVIDER_KEY_VARIABLES
 from miniroom.tools.output import MAX_OUTPUT_BYTES
 from miniroom.tools.shell import (
     GATE_ARGV,
@@ -213,10 +212,11 @@ def test_capture_shows_the_end_of_one_overlong_line(tmp_path: Path, monkeypatch:
     assert Path(captured.full_output_path).read_bytes().startswith(b"first\nxxx")
 
 
-def test_child_environment_drops_provider_keys_and_sets_non_interactive_values() -> None:
-    base = dict.fromkeys(PROVIDER_KEY_VARIABLES, "sk-secret") | {"HOME": "/home/me", "PAGER": "less"}
+def test_child_environment_drops_keys_and_sets_non_interactive_values() -> None:
+    base = {"OPENAI_API_KEY": "sk-secret", "MY_KEY": "sk-mine", "HOME": "/home/me", "PAGER": "less"}
     env = child_environment(base)
-    assert not set(PROVIDER_KEY_VARIABLES) & set(env)
+    assert "OPENAI_API_KEY" not in env
+    assert "MY_KEY" not in env
     assert env["HOME"] == "/home/me"
     assert env["PAGER"] == "cat"
     assert {name: env[name] for name in NON_INTERACTIVE_ENV} == dict(NON_INTERACTIVE_ENV)

@@ -4,6 +4,7 @@ timeout that kills the whole process group."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.processes import wait_until_gone
@@ -67,6 +68,10 @@ async def test_script_fetch_failures_name_the_exit_code_and_the_stderr(tmp_path:
     )
     result = await call(build_tools(tmp_path)["fetch"], tmp_path, url="https://example.org/")
     assert text(result).endswith("Script: HTTP 404")
+    nul = 'services:\n  - name: Script\n    type: ScriptFetch\n    settings: {Command: "echo a\\0b"}\n'
+    write_catalogue(tmp_path, "fetch.yml", nul)
+    result = await call(build_tools(tmp_path)["fetch"], tmp_path, url="https://example.org/")
+    assert re.search(r"Script: could not start /\S*bash: embedded null byte$", text(result))
 
 
 async def test_dollar_dollar_reaches_the_shell_and_filled_values_stay_out_of_the_result(
@@ -74,7 +79,11 @@ async def test_dollar_dollar_reaches_the_shell_and_filled_values_stay_out_of_the
 ) -> None:
     command = 'printf "{\\"body\\": \\"%s %s\\"}" "$$HOME_FOR_TEST" "$SETTING_VALUE"'
     write_catalogue(tmp_path, "fetch.yml", script_service("ScriptFetch", "Command", command))
-    environ = {"HOME_FOR_TEST": "shell-sees-this", "SETTING_VALUE": "expanded-by-miniroom"}
+    environ = {
+        "HOME_FOR_TEST": "shell-sees-this",
+        "MINI_TOOL_ENV": "HOME_FOR_TEST",  # a variable reaches the script's shell only when named
+        "SETTING_VALUE": "expanded-by-miniroom",
+    }
     result = await call(build_tools(tmp_path, environ)["fetch"], tmp_path, url="https://example.org/")
     assert text(result).endswith("\n\nshell-sees-this ***")  # a value from a variable may be a secret
 

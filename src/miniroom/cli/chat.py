@@ -15,7 +15,7 @@ from miniroom.agent.subagents.progress import SubagentStatus, progress_line
 from miniroom.cli.agent_access import LocalCli, local_cli, local_scope
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import agent_from_args
-from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable, stop_signals_call
+from miniroom.cli.process import STOP_SIGNALS, stop_signals_call
 from miniroom.cli.render import first_line, notice_line, recreation_line, tool_text, usage_line
 from miniroom.engine import (
     Agent,
@@ -28,6 +28,7 @@ from miniroom.engine import (
     TurnEnded,
 )
 from miniroom.llm import Usage
+from miniroom.tools.environment import make_non_dumpable
 from miniroom.tools.todo_write import latest_todos, render_todos
 
 

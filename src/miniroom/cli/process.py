@@ -1,4 +1,4 @@
-"""What `run`, `chat` and `serve` do to their own process: keep its memory from its children, stop on SIGHUP.
+"""What `run`, `chat` and `serve` do to their own process: stop on SIGHUP.
 
 A closed terminal sends SIGHUP; it stops miniroom the way SIGTERM does, so tool processes are killed and
 output files removed instead of being left behind.
@@ -8,29 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import signal
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-PR_SET_DUMPABLE = 4
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-def make_non_dumpable() -> bool:
-    """Make /proc/<pid>/environ and /proc/<pid>/mem unreadable to other processes of the same user.
-
-    The tools' processes run as the user too; without this they could read every key miniroom holds. Root
-    and holders of CAP_SYS_PTRACE still can. Linux only; elsewhere (and when prctl fails) it returns False.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 @dataclass

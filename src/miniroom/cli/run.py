@@ -13,7 +13,7 @@ import sys
 from miniroom.agent.cli_access import cli_access
 from miniroom.cli.agent_access import LocalCli, local_cli, local_scope
 from miniroom.cli.common import CommandError, agent_from_args, fail
-from miniroom.cli.process import make_non_dumpable, stop_signals_call
+from miniroom.cli.process import stop_signals_call
 from miniroom.cli.render import (
     error_record,
     event_record,
@@ -24,6 +24,7 @@ from miniroom.cli.render import (
 )
 from miniroom.engine import Agent, AgentEvent, TurnEnded
 from miniroom.llm import ErrorKind
+from miniroom.tools.environment import make_non_dumpable
 
 
 def _prompt_text(parts: list[str]) -> str:

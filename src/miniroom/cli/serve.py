@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
-from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
+from miniroom.cli.process import STOP_SIGNALS
 from miniroom.cli.serve_api import Listener, agent_cli, api_listener, gateway_listener, is_locked, listen
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.paths import config_path, data_dir_for
@@ -24,6 +24,7 @@ from miniroom.minimal.service import AgentCli
 from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.runtime.agents import model_problems, profile_problems
 from miniroom.rooms.transport import RoomTransport
+from miniroom.tools.environment import make_non_dumpable
 from miniroom.web.project import ensure_fetch_file
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
@@ -31,6 +31,19 @@ def positive_whole_or_none(value: object) -> object:
 
 
 OptionalPositiveWhole = Annotated[int | None, BeforeValidator(positive_whole_or_none)]
+
+
+def without_nul(value: str) -> str:
+    if "\0" in value:
+        raise invalid(
+            "holds a NUL character (\\0), which no command, argument or variable can carry: remove it"
+        )
+    return value
+
+
+# A command, an argument or an environment variable of a process miniroom starts: the system refuses a NUL in
+# any of them, so it is refused here, where the file and line can be named.
+ProcessText = Annotated[str, AfterValidator(without_nul)]
 
 
 class SettingsModel(BaseModel):

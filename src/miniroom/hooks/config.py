@@ -21,6 +21,7 @@ from miniroom.config.problems import Problem, describe_value
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.settings_model import (
     OptionalPositiveWhole,
+    ProcessText,
     SettingsModel,
     validation_problems,
 )
@@ -40,7 +41,7 @@ DEFAULT_TIMEOUT_SECONDS = 60
 class RuleFields(SettingsModel):
     event: HookEvent
     matcher: str | None = None
-    command: Annotated[str, Field(min_length=1)]
+    command: Annotated[ProcessText, Field(min_length=1)]
     timeout: OptionalPositiveWhole = None
 
 

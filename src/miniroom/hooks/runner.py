@@ -70,7 +70,7 @@ async def run_hook(
             env=dict(env),
             start_new_session=True,
         )
-    except OSError as error:
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the command or the environment
         return Finished(None, failure=f"could not start: {error}")
     pgid = transport.get_pid()
     process_reaper().watch(pgid)

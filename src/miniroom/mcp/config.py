@@ -25,6 +25,7 @@ from miniroom.config.problems import Problem, describe_value, invalid
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.settings_model import (
     OptionalPositiveWhole,
+    ProcessText,
     SettingsModel,
     keyed_section,
     validation_problems,
@@ -50,9 +51,9 @@ Url = Annotated[NonEmpty, AfterValidator(_checked_url)]
 
 class StdioFields(SettingsModel):
     type: Literal["stdio"] = "stdio"
-    command: NonEmpty
-    args: list[str] | None = None
-    env: dict[str, str] | None = None
+    command: Annotated[ProcessText, Field(min_length=1)]
+    args: list[ProcessText] | None = None
+    env: dict[ProcessText, ProcessText] | None = None
     enabled: bool | None = None
     timeout: OptionalPositiveWhole = None
 

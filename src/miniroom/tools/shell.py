@@ -55,6 +55,11 @@ _GROUP_POLL_SECONDS = 0.02
 def _require_command(value: str) -> str:
     if not value.strip():
         raise PydanticCustomError("empty_command", "the command is empty: give a shell command to run")
+    if "\0" in value:
+        raise PydanticCustomError(
+            "nul_in_command",
+            "the command holds a NUL character (\\0), which no shell command can carry: remove it",
+        )
     return value
 
 

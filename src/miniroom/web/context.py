@@ -9,10 +9,12 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class ServiceEnvironment:
-    """What a service may need beside its settings: the process environment its children get (already
-    without miniroom's secrets), the project folder, and the engine's data folder."""
+    """What a service may need beside its settings: the environment its children get (`tools.environment`),
+    miniroom's own environment (for its own settings, such as MINIROOM_WEB_BASE_URL_*; never given to a
+    child), the project folder, and the engine's data folder."""
 
     env: Mapping[str, str] = field(default_factory=dict)
+    environ: Mapping[str, str] = field(default_factory=dict)
     project_dir: Path = Path()
     data_dir: Path = Path()
 

@@ -29,7 +29,9 @@ def web_tools(
     """`fetch` and `search` over `catalogues` (default: the project's files as they are now), each only when
     it has an enabled service, and the catalogues' warnings. The tools keep these lists however the files
     change."""
-    web = WebContext(variables, environ, ServiceEnvironment(tool_environment(environ), project_dir, data_dir))
+    web = WebContext(
+        variables, environ, ServiceEnvironment(tool_environment(environ), environ, project_dir, data_dir)
+    )
     lists = load_catalogues(project_dir) if catalogues is None else catalogues
     tools: list[Tool] = []
     if lists.fetch.chain():

@@ -87,7 +87,7 @@ async def run_service_test(
         return ServiceTestResult(False, 0, found)
     started = time.monotonic()
     secrets: frozenset[str] = frozenset()
-    where = ServiceEnvironment(tool_environment(environ), project_dir, data_dir)
+    where = ServiceEnvironment(tool_environment(environ), environ, project_dir, data_dir)
     try:
         settings = resolve_settings(found, variables or {}, environ)
         secrets = settings.secrets

@@ -49,8 +49,9 @@ async def run_process(
             env={**env, **NON_INTERACTIVE_ENV},
             start_new_session=True,
         )
-    except OSError as error:
-        raise ProcessFailure(f"could not start {argv[0]}: {error.strerror or error}") from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in an argument or the environment
+        reason = getattr(error, "strerror", None) or error
+        raise ProcessFailure(f"could not start {argv[0]}: {reason}") from None
     process_reaper().watch(process.pid)  # its own session: the group id is its pid
     try:
         assert process.stdin is not None

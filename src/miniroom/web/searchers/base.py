@@ -49,7 +49,7 @@ class ApiSearcher:
         self.settings = settings
         self.key = settings.text("ApiKey") or ""
         self.timeout = settings.number("TimeoutSec")
-        self.base = base_url(type_name, self.DEFAULT_BASE, where.env)
+        self.base = base_url(type_name, self.DEFAULT_BASE, where.environ)
 
     async def search(self, request: SearchRequest) -> SearchResults:
         async with client(self.timeout, configured_reach("search")) as http:

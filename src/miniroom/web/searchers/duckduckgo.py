@@ -102,7 +102,7 @@ class DuckDuckGoSearcher:
     def __init__(self, settings: ServiceSettings, where: ServiceEnvironment, type_name: str) -> None:
         self.timeout = settings.number("TimeoutSec")
         self.proxy = settings.text("ProxyUrl")
-        self.base = base_url(type_name, DEFAULT_BASE, where.env)
+        self.base = base_url(type_name, DEFAULT_BASE, where.environ)
 
     async def search(self, request: SearchRequest) -> SearchResults:
         headers = {
