@@ -52,9 +52,9 @@ def test_mcp_list_shows_each_servers_state_and_tools(workspace: Workspace, http_
     result = workspace.run("mcp", "list")
     assert result.returncode == 1  # a server failed
     lines = result.stdout.splitlines()
-    assert lines[0] == "local (stdio): connected, 7 tools"
+    assert lines[0] == "local (stdio): connected, 8 tools"
     assert "  mcp__local__echo  Echo text back." in lines
-    assert "remote (http): connected, 7 tools" in lines
+    assert "remote (http): connected, 8 tools" in lines
     assert (
         "  mcp__remote__whoami  What the server sees of its environment, folder and request headers." in lines
     )
