@@ -79,3 +79,15 @@ async def test_64_held_calls_run_at_once_and_calls_wait_answers_at_the_limit(
         results = [await process.communicate() for process in calls]
     failed = [err.decode() for (_, err), process in zip(results, calls, strict=True) if process.returncode]
     assert failed == []
+
+
+async def test_arguments_nested_too_deep_are_refused_with_the_reason(served: tuple[Bench, GatedTool]) -> None:
+    bench, hold = served
+    nested = '{"i": ' + "[" * 500 + "]" * 500 + "}"
+    process = await agent_cli(bench, "tools", "call", "x.hold", "--json", nested)
+    _, err = await process.communicate()
+    assert process.returncode == 2
+    assert json.loads(err)["error"] == (
+        '"arguments" nest lists or objects deeper than 100 levels, more than any tool takes; flatten them'
+    )
+    assert hold.calls == 0
