@@ -171,6 +171,7 @@ async def test_waits_are_not_calls_but_at_most_1024_are_held_at_once(tmp_path: P
         await bench.service.wait(bench.token, "c-1", 60)
     assert refused.value.status == 429
     assert "1024 miniroom-agent requests waiting on calls" in refused.value.message
+    assert (await bench.call("x.hold", {"i": 1}, call_id="c-1", wait=60)).status == "running"  # not held
     hold.release()
     assert {(await wait).status for wait in waits} == {"succeeded"}
 

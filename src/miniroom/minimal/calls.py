@@ -161,7 +161,7 @@ class Response:
                     f"call id {call_id} was submitted with another tool or other arguments: to run this "
                     "call, use a new UUID; to see that one, run miniroom-agent calls get " + call_id
                 )
-            return await self._held(call_id, wait)
+            return await self._held(call_id, wait, submitted=True)
         if not command.ticket.open:
             raise refused(RETURNED)
         self._check_capacity()
@@ -176,7 +176,7 @@ class Response:
         command.tasks.add(task)
         task.add_done_callback(command.tasks.discard)
         self.running[call_id] = task
-        return await self._held(call_id, wait)
+        return await self._held(call_id, wait, submitted=True)
 
     async def wait(self, call_id: str, within: float) -> Receipt:
         return await self._held(call_id, check_wait(within))
@@ -191,10 +191,11 @@ class Response:
             task.cancel()
         await asyncio.gather(*self.running.values(), return_exceptions=True)
 
-    async def _held(self, call_id: str, within: float) -> Receipt:
-        """The call's receipt once it ends or `within` passes: the request is held, not counted as a call."""
+    async def _held(self, call_id: str, within: float, *, submitted: bool = False) -> Receipt:
+        """The call's receipt once it ends or `within` passes: the request is held, not counted as a call.
+        With too many held, a submission gets its receipt at once (its call runs); a wait is refused."""
         receipt = self.book.receipt(call_id, self.owner)
-        if receipt.done or within <= 0:
+        if receipt.done or within <= 0 or (submitted and self.waiting >= MAX_HELD):
             return receipt
         if self.waiting >= MAX_HELD:
             raise too_many(
