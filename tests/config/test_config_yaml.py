@@ -211,6 +211,15 @@ ERRORS = {
         "config.yaml:3: agents.helper.participation.debounce_seconds: must be greater than or equal to 0 "
         "(got -1)",
     ),
+    "endless_debounce": (
+        "agents:\n  helper:\n    participation: {debounce_seconds: .inf}\n",
+        "config.yaml:3: agents.helper.participation.debounce_seconds: must be a finite number (got Infinity)",
+    ),
+    "endless_judgment_timeout": (
+        "models: {fast: {model: a/b}}\nagents:\n  h:\n"
+        "    mid_turn: {judgment: {provider: typesafe, timeout_seconds: .inf}}\n",
+        "config.yaml:4: agents.h.mid_turn.judgment.timeout_seconds: must be a finite number (got Infinity)",
+    ),
     "threshold_above_one": (
         "agents:\n  h:\n    mid_turn: {judgment: {provider: typesafe, threshold: 1.5}}\n",
         "config.yaml:3: agents.h.mid_turn.judgment.threshold: must be less than or equal to 1 (got 1.5)",

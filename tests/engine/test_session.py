@@ -220,3 +220,23 @@ def test_an_entry_whose_parent_is_damaged_attaches_to_the_last_readable_entry(tm
         "second question",
         "second answer",
     ]
+
+
+def test_lines_repeated_at_the_end_are_named_and_the_history_is_kept(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path)
+    for number in range(10):
+        session.append_message(UserMessage.of_text(f"question {number}"))
+        session.append_message(AssistantMessage([TextContent(f"answer {number}")]))
+    session.close()
+    lines = session.path.read_text().splitlines()
+    session.path.write_text("\n".join([*lines, lines[1], lines[2]]) + "\n")  # the first two entries again
+    with Session.load(session.path) as loaded:
+        assert len(loaded.history()) == 20
+        assert _texts(loaded.history())[-1] == "answer 9"
+        assert loaded.load_report.warnings(session.path) == [
+            f"{session.path} line {line} repeats the id of the entry on line {first} and was skipped "
+            "(miniroom writes each entry once: the file was edited or joined by hand)"
+            for line, first in ((22, 2), (23, 3))
+        ]
+        loaded.append_message(UserMessage.of_text("question 10"))
+    assert _texts(Session.load(session.path).history())[-2:] == ["answer 9", "question 10"]

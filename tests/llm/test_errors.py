@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import ssl
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from pathlib import Path
 
 import pytest
 import trustme
 
 from miniroom.config.tls import trusted_tls_context
+from miniroom.engine.tool import ToolContext, run_tool_call
 from miniroom.llm.errors import ErrorKind
 from miniroom.llm.events import StreamDone, TextDelta, ToolCallEnded, ToolCallStarted
 from miniroom.llm.http import failure_from_status, retry_after_seconds
 from miniroom.llm.messages import TextContent, ToolCall
 from miniroom.llm.model import Model
 from miniroom.llm.stream import RequestOptions
+from miniroom.llm.wire import parse_tool_arguments
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from miniroom.tools.read import ReadTool
 from tests.llm.support import (
     SECRET,
     CannedServer,
@@ -352,6 +357,34 @@ async def test_invalid_tool_argument_json_is_kept_raw_not_raised() -> None:
         _, done = await collect(openai_model(server.url + "/v1"))
     assert done.error is None
     assert done.message.tool_calls == [ToolCall("call_9", "bash", {"_invalid_json": '{"command": "ls'})]
+
+
+@pytest.mark.parametrize("depth", [101, 300, 100_000], ids=["past-the-limit", "past-orjson", "past-python"])
+async def test_deeply_nested_tool_arguments_are_a_clear_tool_error(tmp_path: Path, depth: int) -> None:
+    arguments = '{"path": ' + "[" * depth + "]" * depth + "}"
+    stream = (
+        b'data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_9", '
+        b'"function": {"name": "read", "arguments": "'
+        + arguments.replace('"', '\\"').encode()
+        + b'"}}]}}]}\n\n'
+        b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}\n\n'
+        b"data: [DONE]\n\n"
+    )
+    with CannedServer(http_response("200 OK", SSE, stream)) as server:
+        _, done = await collect(openai_model(server.url + "/v1"))
+    assert done.error is None
+    (call,) = done.message.tool_calls
+    result = await run_tool_call(ReadTool(), call, ToolContext(tmp_path), ["read"])
+    assert result.is_error
+    assert result.content[0] == TextContent(
+        "The arguments of this read call nest lists or objects deeper than 100 levels, more than any tool "
+        f"takes: {arguments[:500]}"
+    )
+
+
+def test_arguments_100_levels_deep_are_still_taken() -> None:
+    arguments = '{"a": ' + "[" * 99 + "]" * 99 + "}"
+    assert parse_tool_arguments(arguments) == json.loads(arguments)
 
 
 @pytest.mark.parametrize(

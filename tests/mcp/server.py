@@ -1,6 +1,7 @@
 """A small MCP server for the tests, written with the SDK: `python server.py stdio|http|sse [port]`.
 
-Its tools return text, an image, resources, an error, a slow answer, and add a tool (`tools/list_changed`).
+Its tools return text, an image, resources, an error, a slow answer, one huge line, and add a tool
+(`tools/list_changed`).
 With MCP_TEST_PID_FILE set it writes its pid there, and with MCP_TEST_CHILD_PID_FILE it starts a child that
 sleeps, writing the child's pid there: a test can then check that nothing of its process tree is left.
 """
@@ -60,6 +61,12 @@ async def slow(seconds: float = 5.0) -> str:
     """Sleep, then answer."""
     await anyio.sleep(seconds)
     return f"slept {seconds}"
+
+
+@server.tool()
+def big(megabytes: int = 50) -> str:
+    """Answer with one line of this many megabytes."""
+    return "x" * (megabytes * 1024 * 1024 - 3) + "END"
 
 
 @server.tool()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.agent_runs import write_settings
 from tests.conftest import Workspace
 from tests.mcp.conftest import RemoteServer, stdio_entry, write_mcp
+from tests.webtools.servers import Answer, serve
 
 one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)
 
@@ -52,9 +54,9 @@ def test_mcp_list_shows_each_servers_state_and_tools(workspace: Workspace, http_
     result = workspace.run("mcp", "list")
     assert result.returncode == 1  # a server failed
     lines = result.stdout.splitlines()
-    assert lines[0] == "local (stdio): connected, 7 tools"
+    assert lines[0] == "local (stdio): connected, 8 tools"
     assert "  mcp__local__echo  Echo text back." in lines
-    assert "remote (http): connected, 7 tools" in lines
+    assert "remote (http): connected, 8 tools" in lines
     assert (
         "  mcp__remote__whoami  What the server sees of its environment, folder and request headers." in lines
     )
@@ -81,3 +83,28 @@ def test_mcp_list_refuses_a_broken_file(workspace: Workspace) -> None:
     result = workspace.run("mcp", "list")
     assert result.returncode == 2
     assert "mcp.yml:3: servers.a__b: 'a__b' cannot name a server" in result.stderr
+
+
+@one_protocol
+@pytest.mark.parametrize(
+    ("transport", "expected"),
+    [
+        ("sse", "an MCP event stream (text/event-stream)"),
+        ("http", "MCP (application/json or text/event-stream)"),
+    ],
+)
+def test_a_server_answering_a_web_page_is_one_clear_line(
+    workspace: Workspace, provider: ScriptedProvider, transport: str, expected: str
+) -> None:
+    page = Answer.of("text/html", "<html><body>Welcome to nginx</body></html>")
+    with serve(lambda _: page) as site:
+        write_mcp(workspace.project, {"web": {"type": transport, "url": f"{site.url}/mcp"}})
+        listed = workspace.run("mcp", "list")
+        provider.script(Reply(text="done"))
+        ran = workspace.run("run", "go")
+    reason = f"{site.url}/mcp answered with text/html, not {expected}; check `url` in .miniroom/mcp.yml"
+    assert (listed.returncode, listed.stdout) == (1, f"web ({transport}): failed: {reason}\n")
+    assert ran.returncode == 0
+    assert ran.stderr.splitlines() == [
+        f"MCP server web (.miniroom/mcp.yml) failed: {reason}. The session goes on without its tools."
+    ]

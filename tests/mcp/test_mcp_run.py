@@ -158,6 +158,23 @@ def test_a_changed_tool_list_reaches_the_next_request(
 
 
 @one_protocol
+def test_a_50_mb_line_reaches_the_model_cut_to_50_kb_with_a_note(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    write_mcp(workspace.project, {"test": stdio_entry()})
+    provider.script(Reply(tool_calls=[("mcp__test__big", {"megabytes": 50})]), Reply(text="read it"))
+    run_ok(workspace)
+    (big,) = results(workspace)
+    head, note = big.text.split("\n\n")
+    assert head == "x" * 50 * 1024
+    assert note == (
+        "[The server's answer was cut to its first 51,200 of 52,428,800 characters: its first line alone "
+        "is longer than the 50 KB kept.]"
+    )
+    assert "x" * 50 * 1024 in json.dumps(provider.requests[1].body)
+
+
+@one_protocol
 def test_a_slow_call_stops_at_the_servers_timeout(workspace: Workspace, provider: ScriptedProvider) -> None:
     write_mcp(workspace.project, {"test": stdio_entry(timeout=1)})
     provider.script(Reply(tool_calls=[("mcp__test__slow", {"seconds": 600})]), Reply(text="gave up"))

@@ -51,6 +51,18 @@ def test_long_text_is_cut_to_the_output_caps_with_a_notice() -> None:
     )
 
 
+def test_one_line_longer_than_the_cap_keeps_its_head_whole_characters_only() -> None:
+    text = "\u00e9" * 40_000  # two bytes each: 80,000 bytes on one line
+    (kept,) = tool_result(result(types.TextContent(text=text)), accepts_images=False).content
+    assert isinstance(kept, TextContent)
+    head, note = kept.text.split("\n\n")
+    assert head == "\u00e9" * 25_600
+    assert note == (
+        "[The server's answer was cut to its first 25,600 of 40,000 characters: its first line alone is "
+        "longer than the 50 KB kept.]"
+    )
+
+
 def test_images_go_to_models_that_take_them_within_the_size_limit() -> None:
     small = types.ImageContent(data=PNG, mime_type="image/png")
     converted = tool_result(result(small), accepts_images=True)

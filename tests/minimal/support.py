@@ -29,6 +29,7 @@ class GatedTool:
         self.gate = asyncio.Event()
         self.started = asyncio.Event()
         self.calls = 0
+        self._counted = asyncio.Condition()
 
     @property
     def spec(self) -> ToolSpec:
@@ -40,8 +41,15 @@ class GatedTool:
     async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
         self.calls += 1
         self.started.set()
+        async with self._counted:
+            self._counted.notify_all()
         await self.gate.wait()
         return ToolResult.text(f"released with {params}")
+
+    async def until_calls(self, count: int) -> None:
+        """Once `count` calls have started."""
+        async with self._counted:
+            await self._counted.wait_for(lambda: self.calls >= count)
 
     def summary(self, arguments: dict[str, Any]) -> str:
         return f"Hold {arguments}"

@@ -11,7 +11,7 @@ import pytest
 
 from miniroom.engine import events as ev
 from miniroom.llm.messages import ImageContent
-from miniroom.minimal.calls import MAX_OPERATIONS, MAX_RECEIPTS
+from miniroom.minimal.calls import MAX_HELD, MAX_OPERATIONS, MAX_RECEIPTS
 from miniroom.minimal.errors import OperationError
 from miniroom.minimal.outcomes import MAX_INLINE_CHARS, PREVIEW_CHARS
 from miniroom.minimal.receipts import INTERRUPTED
@@ -149,13 +149,31 @@ async def test_at_most_64_operations_run_at_once(tmp_path: Path) -> None:
     with pytest.raises(OperationError) as refused:
         await bench.call("x.hold", {"i": "one more"}, wait=0)
     assert refused.value.status == 429
-    assert "already runs 64 miniroom-agent operations at once" in refused.value.message
+    assert "already runs 64 miniroom-agent calls at once" in refused.value.message
     hold.release()
     await bench.ticket.close()
     another = await bench.response.open_command()
     assert (
         await bench.call("x.hold", token=another.environment["MINIROOM_AGENT_TOKEN"])
     ).status == "succeeded"
+
+
+async def test_waits_are_not_calls_but_at_most_1024_are_held_at_once(tmp_path: Path) -> None:
+    hold = GatedTool()
+    bench = await open_bench(tmp_path, {"x.hold": hold})
+    for index in range(MAX_OPERATIONS):
+        await bench.call("x.hold", {"i": index}, call_id=f"c-{index}", wait=0)
+    waits = [asyncio.create_task(bench.service.wait(bench.token, "c-0", 60)) for _ in range(MAX_HELD)]
+    await asyncio.sleep(0)  # each wait runs up to its call's end, held
+    assert bench.response.response.waiting == MAX_HELD
+    assert (await bench.service.wait(bench.token, "c-1", 0)).status == "running"  # read at once: not held
+    with pytest.raises(OperationError) as refused:
+        await bench.service.wait(bench.token, "c-1", 60)
+    assert refused.value.status == 429
+    assert "1024 miniroom-agent requests waiting on calls" in refused.value.message
+    assert (await bench.call("x.hold", {"i": 1}, call_id="c-1", wait=60)).status == "running"  # not held
+    hold.release()
+    assert {(await wait).status for wait in waits} == {"succeeded"}
 
 
 async def test_a_response_keeps_at_most_1024_receipts(tmp_path: Path) -> None:

@@ -185,3 +185,20 @@ def test_summary() -> None:
 async def test_line_numbers_count_newlines_only(tmp_path: Path, search_backend: str) -> None:
     write_tree(tmp_path, {"page.txt": "header\x0cstill line one\u2028same line\nneedle\r\n"})
     assert await call_text(GREP, {"pattern": "needle"}, tmp_path) == "page.txt:2: needle"
+
+
+async def test_what_rg_reads_as_text_survives_the_check_beneath_the_folder(tmp_path: Path) -> None:
+    # rg reads these as text; the check that each file shown is the one beneath the folder must agree.
+    write_tree(
+        tmp_path,
+        {
+            "bom.txt": b"\xef\xbb\xbfneedle one\r\nneedle two\n",
+            "wide.txt": "needle sixteen\n".encode("utf-16"),
+            "long.txt": "\u00e9" * 600 + "needle\n",
+        },
+    )
+    text = await call_text(GREP, {"pattern": "needle", "context": 1}, tmp_path)
+    matched = [line.split(":")[0] for line in text.splitlines() if ".txt:" in line]
+    assert matched == ["bom.txt", "bom.txt", "long.txt", "wide.txt"]
+    assert "bom.txt:1: needle one" in text
+    assert "wide.txt:1: needle sixteen" in text

@@ -16,6 +16,8 @@ import pytest
 from miniroom.engine.tool import ToolError
 from miniroom.tools.beneath import FOLDER_FLAGS, walk_beneath
 from miniroom.tools.edit import EditTool
+from miniroom.tools.find import FindTool
+from miniroom.tools.glob import GlobTool
 from miniroom.tools.grep import GrepTool
 from miniroom.tools.ls import LsTool
 from miniroom.tools.openat2 import openat2_beneath
@@ -101,3 +103,16 @@ def test_both_openers_refuse_every_swapped_link(racing: Path, opener: str) -> No
         os.close(root)
     assert b"VALUE inside\n" in contents
     assert set(contents) == {b"VALUE inside\n"}
+
+
+@pytest.mark.parametrize("path", [".", "sub"])
+async def test_folder_searches_never_show_outside(racing: Path, search_backend: str, path: str) -> None:
+    seen = []
+    for _ in range(ROUNDS // 2):
+        seen.append(await attempt(GrepTool(), {"pattern": "VALUE", "path": path}, racing))
+        seen.append(await attempt(FindTool(), {"pattern": "*.txt", "path": path}, racing))
+        seen.append(await attempt(GlobTool(), {"pattern": "**/*.txt", "path": path}, racing))
+    escapes = [text for text in seen if "outside-secret" in text or "outside-only-name" in text]
+    assert escapes == []
+    assert any("VALUE inside" in text for text in seen)
+    assert any("file.txt" in text and "VALUE" not in text for text in seen)  # find and glob worked too

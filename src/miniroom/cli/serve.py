@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from miniroom.server.project import Project
 
 log = logging.getLogger(__name__)
+# A stopping web server finishes its requests within its grace (2 s), then cuts open event streams; a
+# stopping runtime ends its turns. Past this, what still runs is cancelled.
+WEB_STOP_SECONDS = 10.0
 
 
 @dataclass
@@ -152,12 +155,24 @@ async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
     try:
         await asyncio.wait([*tasks, waiting], return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for listener in backend.listeners:
-            listener.server.should_exit = True
-        await runtime.stop()
-        for task in [*tasks, waiting]:
-            task.cancel()
-        await asyncio.gather(*tasks, waiting, return_exceptions=True)
+        waiting.cancel()
+        await _stop_in_order(runtime, backend, tasks[0], tasks[1:])
+
+
+async def _stop_in_order(
+    runtime: RoomRuntime, backend: Backend, serving: asyncio.Task[None], web: list[asyncio.Task[None]]
+) -> None:
+    """The web servers first, each finishing the requests under way, then the runtime and its turns: the
+    store closes after this with nothing still using it (no request or turn cut off mid-write)."""
+    for listener in backend.listeners:
+        listener.server.should_exit = True
+    if web:
+        await asyncio.wait(web, timeout=WEB_STOP_SECONDS)
+    await runtime.stop()
+    await asyncio.wait([serving], timeout=WEB_STOP_SECONDS)
+    for task in [serving, *web]:
+        task.cancel()
+    await asyncio.gather(serving, *web, return_exceptions=True)
 
 
 async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Mapping[str, str]) -> None:

@@ -10,7 +10,8 @@ DEFAULT_THRESHOLD = 0.8  # not calibrated on representative conversations
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # YAML reads .inf and .nan as floats: a judge never timed out or a debounce never ending is a mistake.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class LlmJudgment(_Strict):

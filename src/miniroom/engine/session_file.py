@@ -39,14 +39,24 @@ class LoadReport:
     damaged_lines: list[int] = field(default_factory=list)
     torn_line: int | None = None  # expected after a kill: the write never finished, nothing was lost
     unknown_types: dict[int, str] = field(default_factory=dict)  # line number: the entry type it names
+    repeated_lines: dict[int, int] = field(default_factory=dict)  # line number: the line its id is first on
 
     def warnings(self, path: Path) -> list[str]:
         damaged = [f"{path} line {n} is damaged and was skipped" for n in sorted(self.damaged_lines)]
-        return damaged + [
-            f"{path} line {n} is an entry of a type miniroom does not know ({kind!r}): kept in the file, "
-            "left out of the conversation"
-            for n, kind in sorted(self.unknown_types.items())
+        repeated = [
+            f"{path} line {n} repeats the id of the entry on line {first} and was skipped (miniroom writes "
+            "each entry once: the file was edited or joined by hand)"
+            for n, first in sorted(self.repeated_lines.items())
         ]
+        return (
+            damaged
+            + repeated
+            + [
+                f"{path} line {n} is an entry of a type miniroom does not know ({kind!r}): kept in the file, "
+                "left out of the conversation"
+                for n, kind in sorted(self.unknown_types.items())
+            ]
+        )
 
 
 @dataclass(slots=True, eq=False)
@@ -204,9 +214,15 @@ def scan_session(raw: bytes) -> tuple[dict[str, Any] | None, SessionIndex]:
     if not numbered:
         return None, SessionIndex([], report, len(lines))
     nodes: list[Node] = []
+    first_lines: dict[str, int] = {}
     for number, line in numbered[1:]:
         node = _scan_line(number, line)
-        if node is not None:
+        if node is not None and node.id in first_lines:
+            # A second entry with one id would take the first one's place in the tree, and, as the leaf,
+            # cut the history down to that entry's ancestors.
+            report.repeated_lines[number] = first_lines[node.id]
+        elif node is not None:
+            first_lines[node.id] = number
             nodes.append(node)
             if node.type not in ENTRY_TYPES:
                 report.unknown_types[number] = node.type

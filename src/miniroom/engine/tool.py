@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from miniroom.engine.inbox import TurnInbox
-from miniroom.llm import INVALID_ARGUMENTS_KEY, TextContent, ToolCall, ToolSpec, Usage, UserContent
+from miniroom.llm import (
+    INVALID_ARGUMENTS_KEY,
+    INVALID_REASON_KEY,
+    TextContent,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    UserContent,
+)
 
 DEFAULT_TOOL_CALL_TIMEOUT = 300.0
 
@@ -130,9 +138,8 @@ async def run_tool_call(
         return ToolResult.text(f"Unknown tool '{call.name}'. Available tools: {names}.", is_error=True)
     if INVALID_ARGUMENTS_KEY in call.arguments:
         raw = str(call.arguments[INVALID_ARGUMENTS_KEY])[:500]
-        return ToolResult.text(
-            f"The arguments of this {call.name} call are not valid JSON: {raw}", is_error=True
-        )
+        reason = call.arguments.get(INVALID_REASON_KEY, "are not valid JSON")
+        return ToolResult.text(f"The arguments of this {call.name} call {reason}: {raw}", is_error=True)
     limit = None if isinstance(tool, UntimedTool) else ctx.timeout
     try:
         params = tool.validate(call.arguments)

@@ -36,11 +36,13 @@ from miniroom.llm.serialize import (
     usage_to_dict,
 )
 from miniroom.llm.stream import RequestOptions, stream_response
-from miniroom.llm.wire import INVALID_ARGUMENTS_KEY
+from miniroom.llm.wire import INVALID_ARGUMENTS_KEY, INVALID_REASON_KEY, MAX_ARGUMENT_DEPTH, nests_deeper
 
 __all__ = [
     "DEFAULT_THINKING_LEVEL",
     "INVALID_ARGUMENTS_KEY",
+    "INVALID_REASON_KEY",
+    "MAX_ARGUMENT_DEPTH",
     "MODELS_JSON",
     "NAME_EXAMPLE",
     "TEMPLATES",
@@ -78,6 +80,7 @@ __all__ = [
     "message_from_dict",
     "message_to_dict",
     "native_tools",
+    "nests_deeper",
     "parse_model_name",
     "resolve_model",
     "stream_response",

@@ -32,6 +32,10 @@ from miniroom.llm.sse import SseEvent
 # Tool arguments that are not a JSON object arrive as {INVALID_ARGUMENTS_KEY: raw text}, so the engine can
 # tell the model its call was malformed instead of failing on a missing field.
 INVALID_ARGUMENTS_KEY = "_invalid_json"
+INVALID_REASON_KEY = "_invalid_reason"  # beside it, what is wrong when the text is JSON but unusable
+# Deeper arguments are refused: no tool takes them, and sessions and requests are written by orjson, which
+# stops at 255 levels (Python's json at about 1,000, with a RecursionError).
+MAX_ARGUMENT_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -106,9 +110,29 @@ def parse_tool_arguments(raw: str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(raw)
+        too_deep = nests_deeper(value, MAX_ARGUMENT_DEPTH)
     except ValueError:
         return {INVALID_ARGUMENTS_KEY: raw}
+    except RecursionError:  # nested past what the parser follows
+        too_deep = True
+    if too_deep:
+        reason = f"nest lists or objects deeper than {MAX_ARGUMENT_DEPTH} levels, more than any tool takes"
+        return {INVALID_ARGUMENTS_KEY: raw, INVALID_REASON_KEY: reason}
     return value if isinstance(value, dict) else {INVALID_ARGUMENTS_KEY: raw}
+
+
+def nests_deeper(value: object, limit: int) -> bool:
+    """Whether lists and objects in `value` nest more than `limit` deep (walked without recursion)."""
+    pending: list[tuple[object, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth >= limit:
+                    return True
+                pending.append((child, depth + 1))
+    return False
 
 
 def usage_with_cost(

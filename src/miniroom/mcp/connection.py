@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import shutil
 from collections import deque
 from collections.abc import AsyncIterator
@@ -38,6 +39,24 @@ HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's own: a server may h
 MAX_PAGES = 100  # of a tool list: a server that never stops paginating is cut off there
 REFRESH_SECONDS = 10.0  # a request waits this long for a changed tool list, then goes with the old one
 State = Literal["connecting", "connected", "failed", "closed"]
+_CONTENT_TYPE = re.compile(r"got '([^']*)'")
+# What a server must answer with, by transport, for the message when it answers something else.
+_EXPECTED = {
+    "sse": "an MCP event stream (text/event-stream)",
+    "http": "MCP (application/json or text/event-stream)",
+}
+
+
+class _ReportedByMiniroom(logging.Filter):
+    """The SDK's transports log their failures with a traceback; miniroom reports each one itself, in a
+    line naming the server, so the SDK's record is kept for debug logging only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno < logging.WARNING or logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+
+
+for _name in ("mcp.client.sse", "mcp.client.streamable_http"):
+    logging.getLogger(_name).addFilter(_ReportedByMiniroom())
 
 
 def _leaf(error: BaseException) -> BaseException:
@@ -45,6 +64,16 @@ def _leaf(error: BaseException) -> BaseException:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return error
+
+
+def _wrong_content_type(error: BaseException) -> str | None:
+    """The content type a server answered with instead of MCP's, when that is what `error` says."""
+    if isinstance(error, httpx2.SSEError):  # the SSE transport's
+        found = _CONTENT_TYPE.search(str(error))
+        return found.group(1) if found else "another content type"
+    if isinstance(error, MCPError) and error.message.startswith("Unexpected content type: "):
+        return error.message.removeprefix("Unexpected content type: ") or "no content type"
+    return None
 
 
 def _command_path(command: str, cwd: Path, search_path: str | None) -> str | None:
@@ -210,7 +239,12 @@ class ServerConnection:
 
     def _describe(self, error: BaseException) -> str:
         leaf = _leaf(error)
-        if isinstance(leaf, MCPError):
+        if (content_type := _wrong_content_type(leaf)) is not None:
+            reason = (
+                f"{self.entry.shown_url} answered with {content_type}, not {_EXPECTED[self.entry.type]}; "
+                f"check `url` in {MCP_FILE}"
+            )
+        elif isinstance(leaf, MCPError):
             reason = "it closed the connection" if leaf.message == "Connection closed" else leaf.message
         elif isinstance(leaf, anyio.BrokenResourceError | anyio.ClosedResourceError | anyio.EndOfStream):
             reason = "it closed the connection"

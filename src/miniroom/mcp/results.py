@@ -56,6 +56,12 @@ def _capped(text: str) -> str:
     cut = keep_head(text, MAX_OUTPUT_LINES, MAX_OUTPUT_BYTES)
     if not cut.truncated:
         return text
+    if cut.kept_lines == 0:  # one line longer than the cap: its head, rather than nothing
+        head = text[:MAX_OUTPUT_BYTES].encode("utf-8", "replace")[:MAX_OUTPUT_BYTES].decode("utf-8", "ignore")
+        return (
+            f"{head}\n\n[The server's answer was cut to its first {len(head):,} of {len(text):,} characters: "
+            "its first line alone is longer than the 50 KB kept.]"
+        )
     return (
         f"{cut.text}\n\n[The server's answer was cut to its first {cut.kept_lines} of {cut.total_lines} "
         "lines (2,000 lines or 50 KB are kept).]"

@@ -40,12 +40,24 @@ async def _read_messages(
     """Each line the server writes, as a message (or the error parsing it); closing `into` at the end
     tells the session the connection is gone."""
     async with into:
-        pending = ""
-        async for chunk in TextReceiveStream(stdout, errors="replace"):
-            *lines, pending = (pending + chunk).split("\n")
-            for line in lines:
-                if line.strip():
-                    await into.send(_parsed(line))
+        async for line in _lines(stdout):
+            if line.strip():
+                await into.send(_parsed(line))
+
+
+async def _lines(stream: ByteReceiveStream) -> AsyncIterator[str]:
+    """The stream's complete lines; a long one is joined once at its end, never re-copied chunk by chunk
+    (a 50 MB line would otherwise cost gigabytes of copying)."""
+    pending: list[str] = []
+    async for chunk in TextReceiveStream(stream, errors="replace"):
+        if "\n" not in chunk:
+            pending.append(chunk)
+            continue
+        first, *lines, rest = chunk.split("\n")
+        yield "".join([*pending, first])
+        for line in lines:
+            yield line
+        pending = [rest]
 
 
 def _parsed(line: str) -> SessionMessage | Exception:
@@ -71,12 +83,9 @@ async def _write_messages(
 
 
 async def _keep_stderr(stderr: ByteReceiveStream, tail: deque[str], server: str) -> None:
-    pending = ""
-    async for chunk in TextReceiveStream(stderr, errors="replace"):
-        *lines, pending = (pending + chunk).split("\n")
-        for line in lines:
-            log.debug("MCP server %s: %s", server, line)
-            tail.append(line)
+    async for line in _lines(stderr):
+        log.debug("MCP server %s: %s", server, line)
+        tail.append(line)
 
 
 def _kill_group(pgid: int) -> None:

@@ -1,6 +1,7 @@
 """Calls through `miniroom-agent`: submitted by a shell command of a response, run in miniroom, and waited
 for on an event per call (the server holds a waiting request; nobody polls). One response keeps at most
-1024 receipts and runs at most 64 operations at once; its `max_tool_calls_per_turn` counts these calls."""
+1024 receipts and runs at most 64 calls at once (a request held on a call is not one more); its
+`max_tool_calls_per_turn` counts these calls."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from miniroom.minimal.outcomes import outcome_of
 from miniroom.minimal.receipts import Owner, Receipt, ReceiptStore, Status
 
 MAX_RECEIPTS = 1024
-MAX_OPERATIONS = 64
+MAX_OPERATIONS = 64  # calls running at once
+MAX_HELD = 1024  # requests held on calls at once (waits and submissions waiting for their call)
 MAX_WAIT_SECONDS = 24 * 60 * 60.0
 CALL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,63}\Z")
 CANCELLED = "The call was stopped: its response ended or was aborted before it finished."
@@ -159,7 +161,7 @@ class Response:
                     f"call id {call_id} was submitted with another tool or other arguments: to run this "
                     "call, use a new UUID; to see that one, run miniroom-agent calls get " + call_id
                 )
-            return await self._held(self.book.wait(call_id, self.owner, wait))
+            return await self._held(call_id, wait, submitted=True)
         if not command.ticket.open:
             raise refused(RETURNED)
         self._check_capacity()
@@ -174,11 +176,10 @@ class Response:
         command.tasks.add(task)
         task.add_done_callback(command.tasks.discard)
         self.running[call_id] = task
-        return await self._held(self.book.wait(call_id, self.owner, wait))
+        return await self._held(call_id, wait, submitted=True)
 
     async def wait(self, call_id: str, within: float) -> Receipt:
-        self._check_operations()
-        return await self._held(self.book.wait(call_id, self.owner, check_wait(within)))
+        return await self._held(call_id, check_wait(within))
 
     def get(self, call_id: str) -> Receipt:
         return self.book.receipt(call_id, self.owner)
@@ -190,23 +191,29 @@ class Response:
             task.cancel()
         await asyncio.gather(*self.running.values(), return_exceptions=True)
 
-    async def _held(self, waiting: Any) -> Receipt:
+    async def _held(self, call_id: str, within: float, *, submitted: bool = False) -> Receipt:
+        """The call's receipt once it ends or `within` passes: the request is held, not counted as a call.
+        With too many held, a submission gets its receipt at once (its call runs); a wait is refused."""
+        receipt = self.book.receipt(call_id, self.owner)
+        if receipt.done or within <= 0 or (submitted and self.waiting >= MAX_HELD):
+            return receipt
+        if self.waiting >= MAX_HELD:
+            raise too_many(
+                f"this response already has {MAX_HELD} miniroom-agent requests waiting on calls, the most it "
+                f"may: use --timeout 0 to read the receipt now, or let some waits end first"
+            )
         self.waiting += 1
         try:
-            receipt: Receipt = await waiting
-            return receipt
+            return await self.book.wait(call_id, self.owner, within)
         finally:
             self.waiting -= 1
 
-    def _check_operations(self) -> None:
-        if len(self.running) + self.waiting >= MAX_OPERATIONS:
-            raise too_many(
-                f"this response already runs {MAX_OPERATIONS} miniroom-agent operations at once, the most "
-                "it may: wait for some to end (calls wait) before you submit more"
-            )
-
     def _check_capacity(self) -> None:
-        self._check_operations()
+        if len(self.running) >= MAX_OPERATIONS:
+            raise too_many(
+                f"this response already runs {MAX_OPERATIONS} miniroom-agent calls at once, the most it "
+                "may: wait for one to end (miniroom-agent calls wait CALL_ID) before you submit more"
+            )
         if self.receipts >= MAX_RECEIPTS:
             raise too_many(
                 f"this response has made {MAX_RECEIPTS} calls through miniroom-agent, the most one response "

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from miniroom.llm import MAX_ARGUMENT_DEPTH, nests_deeper
 from miniroom.minimal.calls import Submission
 from miniroom.minimal.catalog import DEFAULT_READ_CHARS
 from miniroom.minimal.errors import OperationError
@@ -119,6 +120,11 @@ def _arguments(data: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise bad_request(
             f'"arguments" must be a JSON object, e.g. {{"path": "README.md"}}, not {shown(value)}'
+        )
+    if nests_deeper(value, MAX_ARGUMENT_DEPTH):
+        raise bad_request(
+            f'"arguments" nest lists or objects deeper than {MAX_ARGUMENT_DEPTH} levels, more than any tool '
+            "takes; flatten them"
         )
     return value
 

@@ -32,8 +32,8 @@ class FindTool(BuiltinTool[FindParams]):
         cwd = ctx.cwd.resolve()
         folder = resolve_search_folder(cwd, params.path)
         async with search_time_limit(ctx.timeout):
-            names = await list_files(folder, top=cwd, pattern=params.pattern)
-        paths = sorted(path_under(cwd, folder, name) for name in names)
+            files = await list_files(folder, top=cwd, pattern=params.pattern)
+        paths = sorted(path_under(cwd, folder, file.name) for file in files)
         return file_list_result(
             paths, params.limit, f"No files found matching {params.pattern!r} in {params.path}"
         )

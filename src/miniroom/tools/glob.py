@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -44,23 +41,11 @@ class GlobTool(BuiltinTool[GlobParams]):
         folder = resolve_search_folder(cwd, params.path)
         regex = compile_glob(params.pattern.removeprefix("./"))
         async with search_time_limit(ctx.timeout):
-            names = await list_files(folder, top=cwd)
-            matched = [name for name in names if regex.fullmatch(name)]
-            newest_first = await asyncio.to_thread(_sort_newest_first, folder, matched)
-        paths = [path_under(cwd, folder, name) for name in newest_first]
+            matched = await list_files(folder, top=cwd, path_regex=regex)
+        newest_first = sorted(matched, key=lambda file: (-file.modified, file.name))
+        paths = [path_under(cwd, folder, file.name) for file in newest_first]
         return file_list_result(paths, params.limit, f"No files match {params.pattern!r} in {params.path}")
 
     def summary(self, arguments: dict[str, Any]) -> str:
         where = str(arguments.get("path", "."))
         return f"Glob {arguments.get('pattern', '')}" + ("" if where == "." else f" in {where}")
-
-
-def _sort_newest_first(folder: Path, names: list[str]) -> list[str]:
-    """Newest modification first, then by path; files gone since the listing are left out."""
-    dated: list[tuple[float, str]] = []
-    for name in names:
-        try:
-            dated.append((-os.stat(folder / name, follow_symlinks=False).st_mtime, name))
-        except OSError:
-            continue
-    return [name for _, name in sorted(dated)]

@@ -9,12 +9,14 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.found import file_lines, open_found, opened_root
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import InsidePath, inside_path, open_regular_file
 from miniroom.tools.ripgrep import find_rg, matches_name_glob, run_rg, search_time_limit, walk_files
@@ -120,9 +122,46 @@ async def _rg_grep(rg: str, target: InsidePath, file: int | None, params: GrepPa
             "Fix the regex, or set literal to search for the text as it is."
         )
     lines = [_parse_rg_line(line) for line in output.lines]
-    if file is None:
-        return lines
+    if file is None:  # rg walked by name: keep what the files, opened beneath the folder, still say
+        return await asyncio.to_thread(_lines_inside, target.root, lines)
     return [dataclasses.replace(line, path=target.shown) if line.path else line for line in lines]
+
+
+def _lines_inside(root: Path, lines: list[GrepLine]) -> list[GrepLine]:
+    """The lines whose file, opened beneath `root` without following links, holds them; gaps tidied."""
+    by_file: dict[str, list[GrepLine]] = {}
+    for line in lines:
+        if line.path is not None:
+            by_file.setdefault(line.path, []).append(line)
+    with opened_root(root) as root_fd:
+        kept_files = {path for path, shown in by_file.items() if _file_holds(root_fd, path, shown)}
+    kept: list[GrepLine] = []
+    for line in lines:
+        if line.path is None and (not kept or kept[-1] == GrepLine(None)) and line.text == "":
+            continue  # a `--` gap with nothing kept before it
+        if line.path is None or line.path in kept_files:
+            kept.append(line)
+    return _strip_gap(kept)
+
+
+def _file_holds(root_fd: int, path: str, shown: list[GrepLine]) -> bool:
+    fd = open_found(root_fd, path)
+    if fd is None:
+        return False
+    try:
+        actual = file_lines(fd, max(line.number for line in shown))
+    finally:
+        os.close(fd)
+    return all(
+        0 < line.number <= len(actual) and _same_line(line.text, actual[line.number - 1]) for line in shown
+    )
+
+
+def _same_line(shown: str, actual: str) -> bool:
+    if shown == actual:
+        return True
+    preview, cut, _ = shown.rpartition(" [... ")  # rg's preview of a line longer than --max-columns
+    return bool(cut) and actual.startswith(preview.rstrip("\ufffd"))
 
 
 def _parse_rg_line(line: str) -> GrepLine:

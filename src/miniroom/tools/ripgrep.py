@@ -15,6 +15,7 @@ from pathlib import Path
 
 from miniroom.engine import ToolError, ToolResult
 from miniroom.tools.environment import tool_environment
+from miniroom.tools.found import FoundFile, files_inside
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import display_path, inside_path, open_folder
 
@@ -46,17 +47,25 @@ async def run_rg(
     rg: str, args: Sequence[str], cwd: Path, max_lines: int | None = None, *, stdin: int | None = None
 ) -> RgOutput:
     """Run rg in `cwd` and read at most `max_lines` lines; rg is ended when we stop early or are cancelled."""
-    process = await asyncio.create_subprocess_exec(
-        rg,
-        *COMMON_RG_ARGS,
-        *args,
-        cwd=cwd,
-        env=tool_environment(),
-        stdin=asyncio.subprocess.DEVNULL if stdin is None else stdin,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        limit=_STREAM_LIMIT,
-    )
+    try:
+        process = await asyncio.create_subprocess_exec(
+            rg,
+            *COMMON_RG_ARGS,
+            *args,
+            cwd=cwd,
+            env=tool_environment(),
+            stdin=asyncio.subprocess.DEVNULL if stdin is None else stdin,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            limit=_STREAM_LIMIT,
+        )
+    except OSError as error:
+        if error.filename != cwd:
+            raise
+        raise ToolError(
+            f"The folder {cwd} changed as the search started ({error.strerror}). "
+            "Try again once nothing else is changing it."
+        ) from None
     try:
         return await _communicate(process, max_lines)
     finally:
@@ -98,20 +107,28 @@ async def search_time_limit(seconds: float) -> AsyncIterator[None]:
         ) from None
 
 
-async def list_files(root: Path, *, top: Path, pattern: str | None = None) -> list[str]:
-    """Files under `root` as posix paths relative to it, honouring .gitignore (from `top` down).
+async def list_files(
+    root: Path, *, top: Path, pattern: str | None = None, path_regex: re.Pattern[str] | None = None
+) -> list[FoundFile]:
+    """Files under `root` (named relative to it), honouring .gitignore (from `top` down), each still beneath
+    `top` when checked after the search.
 
-    `pattern` filters with rg's --glob rules: without a slash it matches file names at any depth.
+    `pattern` filters with rg's --glob rules: without a slash it matches file names at any depth;
+    `path_regex` must match the whole relative name.
     """
     rg = find_rg()
     if rg is None:
         files = await asyncio.to_thread(walk_files, root, top)
-        return [name for name in files if pattern is None or matches_name_glob(pattern, name)]
-    args = ["--files", f"--glob={pattern}"] if pattern else ["--files"]
-    output = await run_rg(rg, args, cwd=root)
-    if output.returncode not in (0, 1) and not output.lines:
-        raise ToolError(f"rg could not list files:\n{output.stderr.strip()}")
-    return output.lines
+        names = [name for name in files if pattern is None or matches_name_glob(pattern, name)]
+    else:
+        args = ["--files", f"--glob={pattern}"] if pattern else ["--files"]
+        output = await run_rg(rg, args, cwd=root)
+        if output.returncode not in (0, 1) and not output.lines:
+            raise ToolError(f"rg could not list files:\n{output.stderr.strip()}")
+        names = output.lines
+    if path_regex is not None:
+        names = [name for name in names if path_regex.fullmatch(name)]
+    return await asyncio.to_thread(files_inside, top, root, names)
 
 
 @functools.lru_cache(maxsize=256)
