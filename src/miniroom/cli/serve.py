@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
+from miniroom.cli.config_watch import watch_config
 from miniroom.cli.process import STOP_SIGNALS
 from miniroom.cli.serve_api import Listener, agent_cli, api_listener, gateway_listener, is_locked, listen
 from miniroom.config.config_yaml import RoomsConfig
@@ -46,6 +47,7 @@ class Backend:
     listeners: list[Listener] = field(default_factory=list)
     close: Callable[[], None] = lambda: None
     project: Project | None = None  # what the web settings edit, told of the runtime once it runs
+    before_apply: Callable[[RoomsConfig], None] = lambda config: None  # what a new config.yaml changes here
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,6 @@ def create_backend(
     host, port = web.host, web.port
     listening = listen(host, port)
     store = RoomStore.open(paths.data_dir)
-    names = {key: room.display_name for key, room in config.rooms.items() if room.display_name}
     files = ProjectFiles(paths.project_dir, paths.config)
     project = Project(files, paths.data_dir, env, config)
     app = create_app(
@@ -136,7 +137,19 @@ def create_backend(
         listening.close()
         store.close()
 
-    return Backend(EmbeddedTransport(store, room_names=names), [chat, *extra], close, project)
+    transport = EmbeddedTransport(store, room_names=room_names(config))
+    return Backend(
+        transport,
+        [chat, *extra],
+        close,
+        project,
+        before_apply=lambda changed: transport.name_rooms(room_names(changed)),
+    )
+
+
+def room_names(config: RoomsConfig) -> dict[str, str]:
+    """The name each room shows, by key, where config.yaml gives one."""
+    return {key: room.display_name for key, room in config.rooms.items() if room.display_name}
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
@@ -190,13 +203,30 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
         runtime = RoomRuntime(
             config, backend.transport, data_dir, env=env, project_dir=paths.project_dir, cli=cli
         )
-        if backend.project is not None:  # config.yaml saved from the web settings applies at once
-            backend.project.on_config = runtime.apply_config
+
+        async def apply(changed: RoomsConfig) -> str:
+            backend.before_apply(changed)
+            return await runtime.apply_config(changed)
+
+        project = backend.project
+        if project is not None:  # config.yaml saved from the web settings applies at once
+            project.on_config = apply
         await runtime.start()
+        watching = asyncio.create_task(
+            watch_config(
+                paths.config,
+                (lambda: project.config) if project is not None else (lambda: runtime.config),
+                project.apply if project is not None else apply,
+            ),
+            name="config.yaml watch",
+        )
         log.info(
             "Serving %d agent(s) in %d room(s); data in %s", len(config.agents), len(config.rooms), data_dir
         )
-        await run_backend(runtime, backend)
+        try:
+            await run_backend(runtime, backend)
+        finally:
+            watching.cancel()
     finally:
         backend.close()
         if cli is not None:

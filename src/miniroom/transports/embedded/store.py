@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,11 +86,16 @@ class RoomStore:
             self._connection.execute("COMMIT")
 
     def ensure_room(self, key: str, *, name: str | None = None, alias: str | None = None) -> Room:
-        """The room with `key`, created (with the local user as its admin) when missing."""
+        """The room with `key`, created (with the local user as its admin) when missing; an existing room
+        takes `name` when it is given and differs."""
         with self._write() as connection:
             row = connection.execute("SELECT * FROM rooms WHERE room_key = ?", (key,)).fetchone()
             if row is not None:
-                return _room(row)
+                room = _room(row)
+                if name is None or name == room.name:
+                    return room
+                connection.execute("UPDATE rooms SET name = ? WHERE room_id = ?", (name, room.room_id))
+                return replace(room, name=name)
             room = Room(ids.new_room_id(), key, name or key, ids.room_alias(key, alias))
             connection.execute(
                 "INSERT INTO rooms (room_id, room_key, name, alias, created_ts) VALUES (?, ?, ?, ?, ?)",

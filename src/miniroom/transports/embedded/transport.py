@@ -52,6 +52,10 @@ class EmbeddedTransport:
             await asyncio.to_thread(self._store.set_cursor, self._cursor, latest)
         self._stopping = False
 
+    def name_rooms(self, names: Mapping[str, str]) -> None:
+        """The names rooms show from the next `start` on (a changed config.yaml), by room key."""
+        self._room_names = dict(names)
+
     def _create_rooms(
         self,
         agents: Mapping[str, str],
