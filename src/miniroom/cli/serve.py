@@ -42,6 +42,8 @@ class Backend:
     listeners: list[Listener] = field(default_factory=list)
     close: Callable[[], None] = lambda: None
     project: Project | None = None  # what the web settings edit, told of the runtime once it runs
+    # Given the runtime once it exists: the web chat's OpenAI-compatible door runs turns with its agents.
+    runtime_ready: Callable[[RoomRuntime], None] = lambda runtime: None
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ def create_backend(
         api = [api_listener(cli, web.host, web.port, what="agent API", option="--port")] if cli else []
         return Backend(MatrixTransport(config.matrix, paths.data_dir), [*api, *extra])
     from miniroom.server import DEFAULT_HOSTS, build_server, create_app
+    from miniroom.server.openai_turns import ClientTurns
     from miniroom.server.project import Project
     from miniroom.server.settings_files import ProjectFiles
     from miniroom.transports.embedded.store import RoomStore
@@ -132,7 +135,10 @@ def create_backend(
         listening.close()
         store.close()
 
-    return Backend(EmbeddedTransport(store, room_names=names), [chat, *extra], close, project)
+    def ready(runtime: RoomRuntime) -> None:
+        app.state.client_turns = ClientTurns(runtime.factory)
+
+    return Backend(EmbeddedTransport(store, room_names=names), [chat, *extra], close, project, ready)
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
@@ -176,6 +182,7 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
         )
         if backend.project is not None:  # config.yaml saved from the web settings applies at once
             backend.project.on_config = runtime.apply_config
+        backend.runtime_ready(runtime)
         await runtime.start()
         log.info(
             "Serving %d agent(s) in %d room(s); data in %s", len(config.agents), len(config.rooms), data_dir

@@ -13,6 +13,7 @@ from miniroom.minimal.service import AgentCli
 from miniroom.server import (
     agent_api,
     api,
+    openai_api,
     page,
     services_api,
     session_api,
@@ -22,6 +23,7 @@ from miniroom.server import (
 )
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, http_error, room_error
+from miniroom.server.openai_shapes import OpenAiError
 from miniroom.server.project import Project
 from miniroom.server.site import DEFAULT_HOSTS
 from miniroom.transports.embedded import RoomError, RoomStore
@@ -51,6 +53,7 @@ def create_app(
             *session_api.ROUTES,
             *stream.ROUTES,
             *(agent_api.ROUTES if agent_cli is not None else ()),
+            *openai_api.ROUTES,
             *static_files.ROUTES,
         ],
         middleware=[Middleware(AccessGuard, token=token, hosts=allowed_hosts, insecure=insecure)],
@@ -59,6 +62,7 @@ def create_app(
             RoomError: room_error,
             HTTPException: http_error,
             OperationError: agent_api.operation_error,
+            OpenAiError: openai_api.openai_error_handler,
         },
     )
     app.state.store = store
@@ -67,6 +71,7 @@ def create_app(
     app.state.page_carries_reads = token is None
     app.state.agent_cli = agent_cli
     app.state.project = project
+    app.state.client_turns = None  # the `/v1` door's turns, once the room runtime serves (`ClientTurns`)
     return app
 
 
