@@ -181,11 +181,9 @@ def test_one_sessions_turns_run_one_after_the_other(serve: ServeProcess, provide
         pieces = iter(first)
         assert next(pieces).choices[0].delta.role == "assistant"
         assert next(pieces).choices[0].delta.content  # the first turn is streaming now
+        go_on: list[Any] = [{"role": "user", "content": "go on"}]
         second = pool.submit(
-            client.chat.completions.create,
-            model="helper",
-            messages=[{"role": "user", "content": "go on"}],
-            extra_headers=session,
+            lambda: client.chat.completions.create(model="helper", messages=go_on, extra_headers=session)
         )
         rest = "".join(chunk.choices[0].delta.content or "" for chunk in pieces if chunk.choices)
         assert rest.endswith("six")
