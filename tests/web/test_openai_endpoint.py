@@ -84,6 +84,9 @@ def test_a_completion_is_the_agents_answer_with_its_usage(
     assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (150, 7)
     assert completion.usage.total_tokens == 157
     assert user_texts(provider.requests[0])[-1] == "hi"
+    system = json.dumps(provider.requests[0].body["system"])
+    assert "You are Helper. You are reached through an OpenAI-compatible API" in system
+    assert "chat room" not in system
 
 
 def test_a_streamed_answer_ends_with_the_usage_when_asked(

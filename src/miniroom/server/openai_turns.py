@@ -15,7 +15,7 @@ from miniroom.config.errors import UserError
 from miniroom.engine import AgentEvent
 from miniroom.llm import Usage
 from miniroom.rooms.conversation import Conversation
-from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.agents import AgentFactory, client_identity
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.running import RunningTurn
 from miniroom.rooms.runtime.team_turns import TeamTurns
@@ -134,7 +134,8 @@ class ClientTurns:
         turn.running.turn = asked
         if self.teams.is_team(name):
             return await self.teams.run(asked, turn, turn.running)
-        agent = self.factory.build(name, conversation)
+        identity = client_identity(name, self.factory.config.agents[name])
+        agent = self.factory.build(name, conversation, identity=identity)
         agent.subscribe(turn.on_event)
         turn.running.attach(agent)
         try:
