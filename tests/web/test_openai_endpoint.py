@@ -39,9 +39,22 @@ def serve(tmp_path: Path, provider: ScriptedProvider) -> Iterator[ServeProcess]:
         served.kill()
 
 
+_OPEN_CLIENTS: list[openai.OpenAI] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    """Each test's clients are closed after it: a socket left to the garbage collector warns."""
+    yield
+    while _OPEN_CLIENTS:
+        _OPEN_CLIENTS.pop().close()
+
+
 def client_of(serve: ServeProcess, api_key: str = "unused") -> openai.OpenAI:
     # No retries: a refused or failed request must show as it is, not run a turn again.
-    return openai.OpenAI(base_url=f"{serve.base}v1", api_key=api_key, max_retries=0, timeout=60)
+    client = openai.OpenAI(base_url=f"{serve.base}v1", api_key=api_key, max_retries=0, timeout=60)
+    _OPEN_CLIENTS.append(client)
+    return client
 
 
 def user_texts(request: RecordedRequest) -> list[str]:
@@ -173,6 +186,23 @@ def test_two_conversations_run_at_once(serve: ServeProcess, provider: ScriptedPr
         stalled.close()
 
 
+def test_a_stream_whose_client_leaves_stops_its_turn(serve: ServeProcess, provider: ScriptedProvider) -> None:
+    provider.script(Reply(silent=True), Reply(text="Back again."))  # the first answers nothing, ever
+    client = client_of(serve).with_options(timeout=30)
+    session = {"X-Session-Id": "left-early"}
+    stalled = client.chat.completions.create(
+        model="helper", messages=[{"role": "user", "content": "wait"}], stream=True, extra_headers=session
+    )
+    assert next(iter(stalled)).choices[0].delta.role == "assistant"
+    provider.wait_for_requests(1, timeout=30)
+    stalled.close()
+    # The session's next turn waits for the first to end: it runs only if leaving stopped that one.
+    again = client.chat.completions.create(
+        model="helper", messages=[{"role": "user", "content": "still there?"}], extra_headers=session
+    )
+    assert again.choices[0].message.content == "Back again."
+
+
 def test_one_sessions_turns_run_one_after_the_other(serve: ServeProcess, provider: ScriptedProvider) -> None:
     provider.script(Reply(text="one two three four five six", fragment=3, delay=0.05), Reply(text="Done."))
     client = client_of(serve)
@@ -206,6 +236,23 @@ def test_a_team_answers_as_one_model(serve: ServeProcess, provider: ScriptedProv
     assert "Helper" in answer
     assert "Critic" in answer
     assert len(provider.requests) == 2
+
+
+def test_a_turn_whose_model_fails_says_why(serve: ServeProcess, provider: ScriptedProvider) -> None:
+    provider.script(*[Reply.error(401, "authentication_error", "the key is not allowed")] * 2)
+    client = client_of(serve)
+    with pytest.raises(openai.InternalServerError) as caught:
+        client.chat.completions.create(model="helper", messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.status_code == 502
+    assert isinstance(caught.value.body, dict)
+    assert (caught.value.body["type"], caught.value.body["code"]) == ("server_error", "turn_failed")
+    assert caught.value.body["message"].startswith("helper failed: ")
+    assert "the key is not allowed" in caught.value.body["message"]
+    stream = client.chat.completions.create(
+        model="helper", messages=[{"role": "user", "content": "hi again"}], stream=True
+    )
+    with pytest.raises(openai.APIError, match="the key is not allowed"):
+        list(stream)
 
 
 def test_an_unknown_model_is_not_found_in_openais_words(serve: ServeProcess) -> None:
