@@ -287,13 +287,23 @@ def test_a_bad_request_is_refused_naming_the_field(
     assert (caught.value.body["type"], caught.value.body["param"]) == ("invalid_request_error", param)
 
 
-def test_a_body_that_is_not_json_is_refused(serve: ServeProcess) -> None:
+def test_a_body_that_is_not_json_or_too_large_or_for_another_endpoint_is_refused(serve: ServeProcess) -> None:
     response = httpx.post(
         f"{serve.base}v1/chat/completions", content=b"{nope", headers={"content-type": "application/json"}
     )
     assert response.status_code == 400
     assert response.json()["error"]["type"] == "invalid_request_error"
     assert "not valid JSON" in response.json()["error"]["message"]
+    huge = httpx.post(
+        f"{serve.base}v1/chat/completions",
+        content=b" " * (16 * 1024 * 1024 + 1),
+        headers={"content-type": "application/json"},
+    )
+    assert huge.status_code == 413
+    assert huge.json()["error"]["message"] == "The request body is over 16 MiB."
+    elsewhere = httpx.post(f"{serve.base}v1/embeddings", json={"input": "x"})
+    assert elsewhere.status_code == 404
+    assert elsewhere.json()["error"]["code"] == "unknown_url"
 
 
 def test_with_a_token_set_only_its_bearers_are_answered(tmp_path: Path, provider: ScriptedProvider) -> None:
