@@ -57,3 +57,17 @@ async def test_the_token_comes_from_the_environment(
         assert (
             await local.get("/api/rooms", headers={"Authorization": f"Bearer {TOKEN}"})
         ).status_code == 200
+
+
+async def test_the_openai_door_is_refused_alike_in_openais_error_shape(store: RoomStore) -> None:
+    async with client(create_app(store), host="192.168.1.20") as remote:
+        response = await remote.get("/v1/models")
+    assert response.status_code == 403
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    assert "only local clients are served; set MINIROOM_API_TOKEN" in error["message"]
+    async with client(create_app(store, api_token=TOKEN), host="10.0.0.5") as remote:
+        response = await remote.get("/v1/models", headers={"Authorization": "Bearer wrong"})
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "invalid_api_key"
+    assert "wrong API token" in response.json()["error"]["message"]

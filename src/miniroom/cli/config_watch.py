@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 
 from miniroom.agent.config_yaml_check import load_checked_config
@@ -26,16 +26,26 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return status.st_mtime_ns, status.st_size
 
 
-async def watch_config(
+def watch_config(
     path: Path,
     current: Callable[[], RoomsConfig],
     apply: ApplyConfig,
     every: float = CHECK_EVERY_SECONDS,
-) -> None:
+) -> Coroutine[None, None, None]:
     """Until cancelled: each time config.yaml is written, validate it and apply it when it differs from the
     config served (a save from the web settings has applied it already); an invalid file is logged with its
-    problems and the served config stays."""
-    seen = _stamp(path)
+    problems and the served config stays. The file as it is now is the one served: an edit from the moment
+    of this call on counts, even before the watch first runs."""
+    return _watch(path, _stamp(path), current, apply, every)
+
+
+async def _watch(
+    path: Path,
+    seen: tuple[int, int] | None,
+    current: Callable[[], RoomsConfig],
+    apply: ApplyConfig,
+    every: float,
+) -> None:
     while True:
         await asyncio.sleep(every)
         stamp = _stamp(path)

@@ -48,6 +48,8 @@ class Backend:
     close: Callable[[], None] = lambda: None
     project: Project | None = None  # what the web settings edit, told of the runtime once it runs
     before_apply: Callable[[RoomsConfig], None] = lambda config: None  # what a new config.yaml changes here
+    # Given the runtime once it exists: the web chat's OpenAI-compatible door runs turns with its agents.
+    runtime_ready: Callable[[RoomRuntime], None] = lambda runtime: None
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ def create_backend(
         api = [api_listener(cli, web.host, web.port, what="agent API", option="--port")] if cli else []
         return Backend(MatrixTransport(config.matrix, paths.data_dir), [*api, *extra])
     from miniroom.server import DEFAULT_HOSTS, build_server, create_app
+    from miniroom.server.openai_turns import ClientTurns
     from miniroom.server.project import Project
     from miniroom.server.settings_files import ProjectFiles
     from miniroom.transports.embedded.store import RoomStore
@@ -137,12 +140,16 @@ def create_backend(
         listening.close()
         store.close()
 
+    def ready(runtime: RoomRuntime) -> None:
+        app.state.client_turns = ClientTurns(runtime.factory)
+
     transport = EmbeddedTransport(store, room_names=room_names(config))
     return Backend(
         transport,
         [chat, *extra],
         close,
         project,
+        runtime_ready=ready,
         before_apply=lambda changed: transport.name_rooms(room_names(changed)),
     )
 
@@ -211,6 +218,7 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
         project = backend.project
         if project is not None:  # config.yaml saved from the web settings applies at once
             project.on_config = apply
+        backend.runtime_ready(runtime)
         await runtime.start()
         watching = asyncio.create_task(
             watch_config(

@@ -14,6 +14,7 @@ from miniroom.minimal.service import AgentCli
 from miniroom.server import (
     agent_api,
     api,
+    openai_api,
     page,
     services_api,
     session_api,
@@ -23,6 +24,7 @@ from miniroom.server import (
 )
 from miniroom.server.auth import AccessGuard, token_from_env
 from miniroom.server.errors import ApiError, api_error, client_gone, http_error, room_error
+from miniroom.server.openai_shapes import OpenAiError
 from miniroom.server.project import Project
 from miniroom.server.site import DEFAULT_HOSTS
 from miniroom.transports.embedded import RoomError, RoomStore
@@ -52,6 +54,7 @@ def create_app(
             *session_api.ROUTES,
             *stream.ROUTES,
             *(agent_api.ROUTES if agent_cli is not None else ()),
+            *openai_api.ROUTES,
             *static_files.ROUTES,
         ],
         middleware=[Middleware(AccessGuard, token=token, hosts=allowed_hosts, insecure=insecure)],
@@ -61,6 +64,7 @@ def create_app(
             HTTPException: http_error,
             OperationError: agent_api.operation_error,
             ClientDisconnect: client_gone,
+            OpenAiError: openai_api.openai_error_handler,
         },
     )
     app.state.store = store
@@ -70,6 +74,7 @@ def create_app(
     app.state.api_token = token  # secrets are shown only to its bearers (settings_api)
     app.state.agent_cli = agent_cli
     app.state.project = project
+    app.state.client_turns = None  # the `/v1` door's turns, once the room runtime serves (`ClientTurns`)
     return app
 
 

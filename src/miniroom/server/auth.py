@@ -9,9 +9,11 @@ import os
 from collections.abc import Collection
 from urllib.parse import unquote_to_bytes
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from miniroom.server.errors import error_response
+from miniroom.server.openai_shapes import refusal_body
 from miniroom.server.site import (
     DEFAULT_HOSTS,
     Refusal,
@@ -26,6 +28,10 @@ KEY_VARIABLE = "MINIROOM_API_KEY"  # the same lock under the name worker deploym
 # `miniroom-agent` requests carry a shell command's grant instead, checked by their routes; a worker's shell
 # may call from another machine and by another host name, and no web page can know a grant.
 GRANT_PATHS = "/api/agent/"
+# The paths that hold the agents and their rooms: behind the token when one is set. OpenAI's clients read
+# refusals of its paths in OpenAI's error shape.
+TOKEN_PATHS = ("/api/", "/v1/")
+OPENAI_PATHS = "/v1/"
 # EventSource cannot send headers, so the stream alone also takes the token as `?access_token=`.
 _QUERY_TOKEN_PATHS = frozenset({"/api/stream"})
 
@@ -58,7 +64,7 @@ class AccessGuard:
         if scope["type"] == "http":
             refusal = self._refusal(scope)
             if refusal is not None:
-                await error_response(refusal.status, refusal.errcode, refusal.message)(scope, receive, send)
+                await _refusal_response(scope, refusal)(scope, receive, send)
                 return
         await self._app(scope, receive, send)
 
@@ -87,7 +93,7 @@ class AccessGuard:
                 403, "M_FORBIDDEN", f"only local clients are served; set {TOKEN_VARIABLE} to allow others"
             )
         path: str = scope["path"]
-        if not path.startswith("/api/"):
+        if not path.startswith(TOKEN_PATHS):
             return None
         offered = _offered_token(scope, query_allowed=path in _QUERY_TOKEN_PATHS)
         # compare_digest takes the same time wherever the first differing byte is.
@@ -103,6 +109,12 @@ def carries_token(scope: Scope, token: str) -> bool:
     """Whether the request carries `token` in its Authorization header (not in its address)."""
     offered = _offered_token(scope, query_allowed=False)
     return offered is not None and hmac.compare_digest(offered, token.encode())
+
+
+def _refusal_response(scope: Scope, refusal: Refusal) -> JSONResponse:
+    if str(scope["path"]).startswith(OPENAI_PATHS):
+        return JSONResponse(refusal_body(refusal.status, refusal.message), status_code=refusal.status)
+    return error_response(refusal.status, refusal.errcode, refusal.message)
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -97,9 +97,18 @@ def room_identity(name: str, agent: AgentEntry) -> str:
     )
 
 
-def room_prompt(name: str, agent: AgentEntry) -> str:
-    """What the agent is told about its place in the room: who it is, its role and its instructions."""
-    lines = [room_identity(name, agent)]
+def client_identity(name: str, agent: AgentEntry) -> str:
+    """Who the agent is to a client of the OpenAI-compatible API: no room, one person's own chat client."""
+    return (
+        f"You are {agent.display_name or name}. You are reached through an OpenAI-compatible API from a "
+        "person's own chat client: each message you get is theirs."
+    )
+
+
+def room_prompt(name: str, agent: AgentEntry, identity: str | None = None) -> str:
+    """What the agent is told about its place in the room (or, with `identity`, elsewhere): who it is, its
+    role and its instructions."""
+    lines = [identity or room_identity(name, agent)]
     if agent.role:
         lines.append(f"Your role: {agent.role}")
     lines += agent.instructions
@@ -166,10 +175,11 @@ class AgentFactory:
         conversation: Conversation,
         command_line: CommandLine | None = None,
         team: str | None = None,
+        identity: str | None = None,
     ) -> Agent:
         """The agent with its model, profile, working folder and room instructions; raises on bad settings.
         With `command_line` its shells reach its other tools through `miniroom-agent`; with `team` it works
-        as a member of that team (in a session of its own)."""
+        as a member of that team (in a session of its own); `identity` replaces the room's first line."""
         settings = self.config.agents[agent]
         choice = self.model_choice(agent)
         cwd = self.workspace(agent)
@@ -181,7 +191,7 @@ class AgentFactory:
             SessionChoice(path=self.session_path(agent, conversation, team)),
             model_variables=choice.variables,
             project_dir=self.project_dir,
-            extra_prompt=room_prompt(agent, settings),
+            extra_prompt=room_prompt(agent, settings, identity),
             tool_allowlist=settings.tools or None,  # the agent's own allowlist narrows its profile's tools
             command_line=command_line,
             max_tool_calls_per_turn=settings.max_tool_calls_per_turn,

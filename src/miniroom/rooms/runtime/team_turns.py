@@ -8,6 +8,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from miniroom.engine import (
     Agent,
@@ -20,7 +21,6 @@ from miniroom.engine import (
 )
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.ledger import Turn
-from miniroom.rooms.runtime.replies import ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn
 from miniroom.rooms.teams import (
     Member,
@@ -34,6 +34,14 @@ from miniroom.rooms.teams import (
 
 log = logging.getLogger(__name__)
 EVERY_MEMBER_FAILED = "every member of the team failed"
+
+
+class ReplySink(Protocol):
+    """Where a team's reply goes as it is made: a room's `ReplyWriter`, or an OpenAI-compatible answer."""
+
+    def on_event(self, event: AgentEvent) -> None: ...
+
+    def show(self, text: str) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +60,7 @@ class TeamTurns:
     def is_team(self, name: str) -> bool:
         return name in self.factory.config.teams
 
-    async def run(self, turn: Turn, writer: ReplyWriter, running: RunningTurn) -> str | None:
+    async def run(self, turn: Turn, writer: ReplySink, running: RunningTurn) -> str | None:
         """Answer `turn` as its team; the reason it failed, or None."""
         crew = members(self.factory.config, turn.agent)
         if self.factory.config.teams[turn.agent].mode == "collaborate":
@@ -64,7 +72,7 @@ class TeamTurns:
         return await self._coordinate(turn, crew, writer, running)
 
     async def _coordinate(
-        self, turn: Turn, crew: tuple[Member, ...], writer: ReplyWriter, running: RunningTurn
+        self, turn: Turn, crew: tuple[Member, ...], writer: ReplySink, running: RunningTurn
     ) -> str | None:
         lead = self._agent(turn, crew[0], writer, running)
         try:
@@ -91,7 +99,7 @@ class TeamTurns:
         turn: Turn,
         crew: tuple[Member, ...],
         parts: dict[str, str],
-        writer: ReplyWriter,
+        writer: ReplySink,
         running: RunningTurn,
     ) -> list[MemberAnswer]:
         """Each member with a part (every member when `parts` is empty) answers, all at once."""
@@ -103,7 +111,7 @@ class TeamTurns:
         )
 
     async def _answer(
-        self, turn: Turn, member: Member, part: str | None, writer: ReplyWriter, running: RunningTurn
+        self, turn: Turn, member: Member, part: str | None, writer: ReplySink, running: RunningTurn
     ) -> MemberAnswer:
         agent = self._agent(turn, member, writer, running)
         try:
@@ -112,7 +120,7 @@ class TeamTurns:
             await agent.aclose()
         return MemberAnswer(member, ended.message.text, self.failure_reason(ended))
 
-    def _agent(self, turn: Turn, member: Member, writer: ReplyWriter, running: RunningTurn) -> Agent:
+    def _agent(self, turn: Turn, member: Member, writer: ReplySink, running: RunningTurn) -> Agent:
         """A member's engine agent for this team; its tool calls and retries show in the team's reply."""
         agent = self.factory.build(member.name, turn.conversation, team=turn.agent)
         agent.subscribe(running.on_event)
@@ -121,7 +129,7 @@ class TeamTurns:
         return agent
 
 
-def _progress_lines(member: Member, writer: ReplyWriter) -> Callable[[AgentEvent], None]:
+def _progress_lines(member: Member, writer: ReplySink) -> Callable[[AgentEvent], None]:
     def listen(event: AgentEvent) -> None:
         if isinstance(event, ToolStarted):
             writer.on_event(replace(event, summary=f"{member.display_name}: {event.summary}"))
@@ -131,7 +139,7 @@ def _progress_lines(member: Member, writer: ReplyWriter) -> Callable[[AgentEvent
     return listen
 
 
-def _text_of(writer: ReplyWriter) -> Callable[[AgentEvent], None]:
+def _text_of(writer: ReplySink) -> Callable[[AgentEvent], None]:
     def listen(event: AgentEvent) -> None:
         if isinstance(event, TextDelta | MessageCompleted):
             writer.on_event(event)
