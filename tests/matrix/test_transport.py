@@ -257,3 +257,24 @@ async def test_thread_events_are_the_root_and_its_replies_oldest_first(
     thread = await transport.thread_events(room_id, root)
     assert [event["event_id"] for event in thread] == [root, first, second]
     assert all(event["room_id"] == room_id for event in thread)
+
+
+async def test_room_messages_are_the_newest_outside_threads_oldest_first(
+    transports: MakeTransport, human: MakeHuman
+) -> None:
+    agent, key = unique("roomreader"), unique("roomlevel")
+    transport = await transports({agent: "Reader"}, {key: None})
+    room_id = transport.room_id(key)
+    assert room_id is not None
+    alice = human("alice")
+    await alice.join(room_id)
+    root = await alice.send(room_id, "question")
+    await alice.reply_in_thread(room_id, root, "in the thread")
+    bodies = [f"message {number}" for number in range(150)]
+    for body in bodies:
+        await alice.send(room_id, body)
+    newest = await transport.room_messages(room_id, 120)
+    assert [event["content"]["body"] for event in newest] == bodies[-120:], "paged back past 100"
+    everything = await transport.room_messages(room_id, 1000)
+    assert [event["content"]["body"] for event in everything] == ["question", *bodies]
+    assert all(event["room_id"] == room_id for event in everything)

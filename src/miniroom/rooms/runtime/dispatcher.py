@@ -30,6 +30,7 @@ from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.scheduler import TurnScheduler
 from miniroom.rooms.runtime.slots import JudgmentSlots
 from miniroom.rooms.runtime.state_store import AgentModeStore, ThreadModeStore
+from miniroom.rooms.runtime.turn_prompts import TurnPrompts
 from miniroom.rooms.runtime.turn_queue import TurnQueue
 from miniroom.rooms.runtime.turns import TurnOutcome, TurnRunner
 from miniroom.rooms.transport import Event, RoomTransport
@@ -80,7 +81,10 @@ class RoomRuntime:
             mid_turn=MidTurn(judges, transport, self.facts),
             modes=modes,
         )
-        self.turns = TurnScheduler(self.ledger, runner, self.facts.agent_name, self._after_turn)
+        prompts = TurnPrompts(self.facts, self.ledger)
+        self.turns = TurnScheduler(
+            self.ledger, runner, self.facts.agent_name, self._after_turn, prompts.prompt
+        )
         context = HandlerContext(transport, self.facts, self.ledger, self.turns, modes)
         judgment = judgment or ParticipationJudges(judges, transport, self.facts)
         self.participation = ParticipationQueue(context, judgment, debounce_sleep)

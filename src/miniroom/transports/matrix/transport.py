@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncGenerator, Collection, Mapping
 from pathlib import Path
@@ -31,6 +32,8 @@ from miniroom.transports.matrix.sync import INVITES_ONLY, EventFeed, Syncer, tim
 log = logging.getLogger(__name__)
 
 ROUTER_DISPLAY_NAME = "Router"
+PAGE_SIZE = 100
+MESSAGES_ONLY = json.dumps({"types": ["m.room.message"]})
 
 
 class MatrixTransport:
@@ -180,6 +183,20 @@ class MatrixTransport:
             query = {**query, "from": str(page["next_batch"])}
         return ([root] if root is not None else []) + replies
 
+    async def room_messages(self, room_id: str, limit: int) -> list[Event]:
+        """Paging /messages back from the newest event; thread replies and edits are left out here, as no
+        filter of the spec's excludes them."""
+        found: list[Event] = []
+        query = {"dir": "b", "limit": str(PAGE_SIZE), "filter": MESSAGES_ONLY}
+        path = ApiPath.v3.rooms[room_id].messages
+        while len(found) < limit:
+            page = await self._read(path, query)
+            found += [{**event, "room_id": room_id} for event in page.get("chunk", []) if _room_level(event)]
+            if not page.get("end") or not page.get("chunk"):
+                break
+            query = {**query, "from": str(page["end"])}
+        return found[:limit][::-1]
+
     @property
     def _router(self) -> Account:
         if ROUTER not in self.accounts:
@@ -218,3 +235,10 @@ async def _cancel(pending: asyncio.Future[Event] | None) -> None:
     pending.cancel()
     with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
         await pending
+
+
+def _room_level(event: Mapping[str, Any]) -> bool:
+    """A message outside threads that is not an edit (any relation but a plain reply puts it elsewhere)."""
+    content = event.get("content")
+    relates_to = content.get("m.relates_to") if isinstance(content, Mapping) else None
+    return not isinstance(relates_to, Mapping) or relates_to.get("rel_type") is None
