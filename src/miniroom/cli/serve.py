@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
+from miniroom.cli.instance_lock import only_instance
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
 from miniroom.cli.serve_api import Listener, agent_cli, api_listener, gateway_listener, is_locked, listen
 from miniroom.config.config_yaml import RoomsConfig
@@ -125,7 +126,7 @@ def create_backend(
         agent_cli=cli,
         project=project,
     )
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+    url = web_url(host, port)
     chat = Listener(build_server(app, host=host, port=port), listening, f"miniroom: web chat at {url}")
 
     def close() -> None:
@@ -133,6 +134,18 @@ def create_backend(
         store.close()
 
     return Backend(EmbeddedTransport(store, room_names=names), [chat, *extra], close, project)
+
+
+def web_url(host: str, port: int) -> str:
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+
+def instance_address(config: RoomsConfig, web: WebOptions) -> str:
+    """How the lock file names this instance: where it listens, and on Matrix its homeserver."""
+    if config.matrix is None:
+        return f"web chat {web_url(web.host, web.port)}"
+    api = f"agent API {web_url(web.host, web.port)}, " if web.api else ""
+    return f"{api}homeserver {config.matrix.homeserver}"
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
@@ -210,7 +223,8 @@ def serve_command(args: argparse.Namespace) -> int:
     ensure_fetch_file(paths.project_dir)
     try:
         paths.data_dir.mkdir(parents=True, exist_ok=True)
-        asyncio.run(serve(config, paths, web, env))
+        with only_instance(paths.data_dir, instance_address(config, web)):  # before any port is bound
+            asyncio.run(serve(config, paths, web, env))
     except KeyboardInterrupt:
         return 130
     except (
