@@ -70,3 +70,24 @@ def test_a_busy_port_names_the_port_not_a_second_instance_on_the_same_folder(
     assert not os.path.exists(tmp_path / "miniroom_data" / LOCK_FILE) or not (
         (tmp_path / "miniroom_data" / LOCK_FILE).read_text()
     ), "a start that failed holds nothing"
+
+
+def test_agents_must_name_agents_or_teams_of_the_config(tmp_path: Path, provider: ScriptedProvider) -> None:
+    config = write_config(tmp_path, provider, {"helper": agent_entry("Helper")})
+    command = [
+        MINIROOM,
+        "serve",
+        "--config",
+        str(config),
+        "--port",
+        str(free_port()),
+        "--agents",
+        "helper,nosuch",
+    ]
+    result = subprocess.run(
+        command, env=clean_env(tmp_path / "mini"), capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2
+    assert "--agents helper,nosuch: nosuch is not an agent or team of config.yaml (these are: helper)" in (
+        result.stderr
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from miniroom.rooms.transport import Event
 from miniroom.transports.matrix import MatrixTransport, MatrixTransportError
+from miniroom.transports.matrix.lease import AgentHostedElsewhere
 from tests.matrix.conftest import MakeHuman, MakeTransport, unique
 from tests.matrix.humans import Human
 
@@ -77,9 +79,10 @@ async def test_an_existing_account_logs_in_with_the_password_from_the_environmen
 ) -> None:
     agent = unique("coder")
     monkeypatch.setenv(f"MINIROOM_MATRIX_PASSWORD_{agent.upper()}", "coder-secret")
-    await transports({agent: "Coder"}, data_dir=tmp_path / "first")
+    first = await transports({agent: "Coder"}, data_dir=tmp_path / "first")
     stored = json.loads((tmp_path / "first" / "matrix" / f"account-miniroom_{agent}.json").read_text())
     assert stored["password"] is None, "a password from the environment is never copied to disk"
+    await first.stop()  # an agent is hosted by one instance at a time
 
     await transports({agent: "Coder"}, data_dir=tmp_path / "second", registration="login")
     other = json.loads((tmp_path / "second" / "matrix" / f"account-miniroom_{agent}.json").read_text())
@@ -278,3 +281,21 @@ async def test_room_messages_are_the_newest_outside_threads_oldest_first(
     everything = await transport.room_messages(room_id, 1000)
     assert [event["content"]["body"] for event in everything] == ["question", *bodies]
     assert all(event["room_id"] == room_id for event in everything)
+
+
+async def test_an_agent_is_hosted_by_one_instance_at_a_time(
+    transports: MakeTransport, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MINIROOM_MATRIX_PASSWORD", "shared-secret")  # each data folder may sign it in
+    agent = unique("leased")
+    first = await transports({agent: "Leased"}, data_dir=tmp_path / "one")
+    with pytest.raises(AgentHostedElsewhere) as refusal:
+        await transports({agent: "Leased"}, data_dir=tmp_path / "two")
+    message = str(refusal.value)
+    assert f"Agent {agent} (@miniroom_{agent}:" in message
+    assert f"PID {os.getpid()} on " in message
+    assert str((tmp_path / "one").resolve()) in message
+    restarted = await transports({agent: "Leased"}, data_dir=tmp_path / "one")  # its own restart: at once
+    await restarted.stop()
+    await first.stop()  # a clean stop gives the lease back: another instance hosts the agent at once
+    await transports({agent: "Leased"}, data_dir=tmp_path / "two")

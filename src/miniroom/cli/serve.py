@@ -20,6 +20,7 @@ from miniroom.cli.instance_lock import only_instance
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
 from miniroom.cli.serve_api import Listener, agent_cli, api_listener, gateway_listener, is_locked, listen
 from miniroom.config.config_yaml import RoomsConfig
+from miniroom.config.errors import UserError
 from miniroom.config.paths import config_path, data_dir_for
 from miniroom.minimal.service import AgentCli
 from miniroom.rooms.runtime import RoomRuntime
@@ -56,6 +57,22 @@ class WebOptions:
     api: bool = True
 
 
+def hosted_names(argument: str | None, config: RoomsConfig) -> frozenset[str] | None:
+    """The agents and teams `--agents` names (None: every one); raises naming what config.yaml lacks."""
+    if argument is None:
+        return None
+    names = [name.strip() for name in argument.split(",") if name.strip()]
+    known = [*config.agents, *config.teams]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        listed = ", ".join(known) or "none"
+        raise UserError(
+            f"--agents {argument}: {', '.join(unknown) or 'no name given'} is not an agent or team of "
+            f"config.yaml (these are: {listed}); give their names separated by commas, e.g. --agents a,b"
+        )
+    return frozenset(names)
+
+
 @dataclass(frozen=True)
 class ServePaths:
     """config.yaml, its folder (whose `.miniroom/` holds the agents' settings) and the data folder."""
@@ -63,6 +80,7 @@ class ServePaths:
     config: Path
     project_dir: Path
     data_dir: Path
+    hosted: frozenset[str] | None = None  # --agents: the agents and teams this instance answers as
 
 
 def is_loopback_host(host: str) -> bool:
@@ -185,13 +203,24 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
     backend = create_backend(config, paths, web, env, cli)
     try:
         runtime = RoomRuntime(
-            config, backend.transport, data_dir, env=env, project_dir=paths.project_dir, cli=cli
+            config,
+            backend.transport,
+            data_dir,
+            env=env,
+            project_dir=paths.project_dir,
+            cli=cli,
+            hosted=paths.hosted,
         )
         if backend.project is not None:  # config.yaml saved from the web settings applies at once
             backend.project.on_config = runtime.apply_config
         await runtime.start()
+        hosted = ", ".join(sorted(paths.hosted)) if paths.hosted is not None else "all"
         log.info(
-            "Serving %d agent(s) in %d room(s); data in %s", len(config.agents), len(config.rooms), data_dir
+            "Serving %d agent(s) in %d room(s); data in %s; hosting %s",
+            len(config.agents),
+            len(config.rooms),
+            data_dir,
+            hosted,
         )
         await run_backend(runtime, backend)
     finally:
@@ -219,7 +248,11 @@ def serve_command(args: argparse.Namespace) -> int:
         if problem is not None:
             return fail(problem)
         warn_if_open(web, TOKEN_VARIABLE, env)
-    paths = ServePaths(config=path, project_dir=path.resolve().parent, data_dir=data_dir_for(path, env))
+    try:
+        hosted = hosted_names(args.agents, config)
+    except UserError as error:
+        return fail(str(error))
+    paths = ServePaths(path, path.resolve().parent, data_dir_for(path, env), hosted)
     ensure_fetch_file(paths.project_dir)
     try:
         paths.data_dir.mkdir(parents=True, exist_ok=True)
