@@ -8,13 +8,14 @@ import json
 import os
 import stat
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from miniroom.rooms.transport import Event
 from miniroom.transports.matrix import MatrixTransport, MatrixTransportError
-from miniroom.transports.matrix.lease import AgentHostedElsewhere
+from miniroom.transports.matrix.lease import LEASE_TYPE, AgentHostedElsewhere, Host, now_ms
 from tests.matrix.conftest import MakeHuman, MakeTransport, unique
 from tests.matrix.humans import Human
 
@@ -299,3 +300,21 @@ async def test_an_agent_is_hosted_by_one_instance_at_a_time(
     await restarted.stop()
     await first.stop()  # a clean stop gives the lease back: another instance hosts the agent at once
     await transports({agent: "Leased"}, data_dir=tmp_path / "two")
+
+
+async def test_an_instance_that_finds_its_lease_taken_over_stops_reading_events(
+    transports: MakeTransport, tmp_path: Path
+) -> None:
+    agent = unique("overtaken")
+    transport = await transports({agent: "Overtaken"}, data_dir=tmp_path / "one", lease_seconds=10)
+    account = transport.accounts[agent]
+    assert (await account.api.get_account_data(LEASE_TYPE))["pid"] == os.getpid()
+    # What another instance writes once this one failed to renew in time (e.g. cut off from the server).
+    other = Host("another-instance", "elsewhere", 4242, "/srv/b/miniroom_data", now_ms() + 60_000)
+    await account.api.set_account_data(LEASE_TYPE, asdict(other))
+    async with asyncio.timeout(WAIT), contextlib.aclosing(transport.events()) as stream:
+        async for _event in stream:
+            pass  # the stream ends at the next renewal, which finds the lease taken
+    await transport.stop()
+    with pytest.raises(AgentHostedElsewhere, match="PID 4242 on elsewhere"):  # the stop left it alone
+        await transports({agent: "Overtaken"}, data_dir=tmp_path / "one", lease_seconds=10)
