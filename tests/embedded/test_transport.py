@@ -130,3 +130,27 @@ async def test_the_first_start_skips_earlier_history(store: RoomStore) -> None:
     events = transport.events()
     store.append(room.room_id, YOU, "m.room.message", message("after"))
     assert (await next_event(events))["content"]["body"] == "after"
+
+
+async def test_room_messages_are_the_newest_outside_threads_with_their_edits(store: RoomStore) -> None:
+    transport = await started(store)
+    lobby = transport.room_id("lobby")
+    assert lobby is not None
+    first = store.append(lobby, YOU, "m.room.message", message("one"))["event_id"]
+    store.append(lobby, YOU, "m.room.message", message("two"))
+    in_thread = {**message("threaded"), "m.relates_to": {"rel_type": "m.thread", "event_id": first}}
+    store.append(lobby, YOU, "m.room.message", in_thread)
+    edit = {
+        **message("* three"),
+        "m.new_content": message("three"),
+        "m.relates_to": {"rel_type": "m.replace", "event_id": first},
+    }
+    store.append(lobby, YOU, "m.room.message", edit)
+    reaction = {"rel_type": "m.annotation", "event_id": first, "key": "👍"}
+    store.append(lobby, YOU, "m.reaction", {"m.relates_to": reaction})
+    reply = {**message("four"), "m.relates_to": {"m.in_reply_to": {"event_id": first}}}
+    store.append(lobby, YOU, "m.room.message", reply)
+    newest = await transport.room_messages(lobby, 3)
+    assert [event["content"]["body"] for event in newest] == ["one", "two", "four"]
+    assert newest[0]["unsigned"]["m.relations"]["m.replace"]["content"]["m.new_content"]["body"] == "three"
+    assert [event["content"]["body"] for event in await transport.room_messages(lobby, 2)] == ["two", "four"]

@@ -63,6 +63,7 @@ async def transports(synapse: Synapse, tmp_path: Path) -> AsyncIterator[MakeTran
         registration: str = "auto",
         timeline_limit: int = 50,
         room_agents: dict[str, list[str]] | None = None,
+        lease_seconds: int = 60,
     ) -> MatrixTransport:
         config = MatrixConfig.model_validate(
             {
@@ -70,6 +71,7 @@ async def transports(synapse: Synapse, tmp_path: Path) -> AsyncIterator[MakeTran
                 "server_name": synapse.server_name,
                 "invite_from": invite_from or [],
                 "registration": registration,
+                "lease_seconds": lease_seconds,
             }
         )
         transport = MatrixTransport(

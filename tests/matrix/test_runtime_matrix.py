@@ -112,8 +112,19 @@ async def test_a_second_human_in_the_thread_makes_agents_wait_for_a_mention(
         assert relation(answer) == thread_relation(root, mention)
         assert await shown_text(alice, room, answer) == "Ship it, Bob."
         assert len(provider.requests) == 3
-        bob_name = bob.user_id[1:].partition(":")[0]
-        assert last_user_text(provider) == f"{bob_name}: Reviewer: what do you think?"
+        alice_name, bob_name = (person.user_id[1:].partition(":")[0] for person in (alice, bob))
+        helper_name = agents[helper]
+        assert last_user_text(provider) == "\n\n".join(
+            [
+                f"{alice_name}: hello",
+                f"{helper_name}: Hi!",
+                f"{alice_name}: and more?",
+                f"{helper_name}: More, then.",
+                f"{bob_name}: I think we should ship it",
+                f"{alice_name}: agreed",
+                f"{bob_name}: Reviewer: what do you think?",
+            ]
+        ), "new in the thread, the reviewer hears it from its root"
 
 
 async def test_thread_mode_room_is_for_the_room_admin_and_survives_a_restart(

@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import stat
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from miniroom.rooms.transport import Event
 from miniroom.transports.matrix import MatrixTransport, MatrixTransportError
+from miniroom.transports.matrix.lease import LEASE_TYPE, AgentHostedElsewhere, Host, now_ms
 from tests.matrix.conftest import MakeHuman, MakeTransport, unique
 from tests.matrix.humans import Human
 
@@ -77,9 +80,10 @@ async def test_an_existing_account_logs_in_with_the_password_from_the_environmen
 ) -> None:
     agent = unique("coder")
     monkeypatch.setenv(f"MINIROOM_MATRIX_PASSWORD_{agent.upper()}", "coder-secret")
-    await transports({agent: "Coder"}, data_dir=tmp_path / "first")
+    first = await transports({agent: "Coder"}, data_dir=tmp_path / "first")
     stored = json.loads((tmp_path / "first" / "matrix" / f"account-miniroom_{agent}.json").read_text())
     assert stored["password"] is None, "a password from the environment is never copied to disk"
+    await first.stop()  # an agent is hosted by one instance at a time
 
     await transports({agent: "Coder"}, data_dir=tmp_path / "second", registration="login")
     other = json.loads((tmp_path / "second" / "matrix" / f"account-miniroom_{agent}.json").read_text())
@@ -257,3 +261,60 @@ async def test_thread_events_are_the_root_and_its_replies_oldest_first(
     thread = await transport.thread_events(room_id, root)
     assert [event["event_id"] for event in thread] == [root, first, second]
     assert all(event["room_id"] == room_id for event in thread)
+
+
+async def test_room_messages_are_the_newest_outside_threads_oldest_first(
+    transports: MakeTransport, human: MakeHuman
+) -> None:
+    agent, key = unique("roomreader"), unique("roomlevel")
+    transport = await transports({agent: "Reader"}, {key: None})
+    room_id = transport.room_id(key)
+    assert room_id is not None
+    alice = human("alice")
+    await alice.join(room_id)
+    root = await alice.send(room_id, "question")
+    await alice.reply_in_thread(room_id, root, "in the thread")
+    bodies = [f"message {number}" for number in range(150)]
+    for body in bodies:
+        await alice.send(room_id, body)
+    newest = await transport.room_messages(room_id, 120)
+    assert [event["content"]["body"] for event in newest] == bodies[-120:], "paged back past 100"
+    everything = await transport.room_messages(room_id, 1000)
+    assert [event["content"]["body"] for event in everything] == ["question", *bodies]
+    assert all(event["room_id"] == room_id for event in everything)
+
+
+async def test_an_agent_is_hosted_by_one_instance_at_a_time(
+    transports: MakeTransport, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MINIROOM_MATRIX_PASSWORD", "shared-secret")  # each data folder may sign it in
+    agent = unique("leased")
+    first = await transports({agent: "Leased"}, data_dir=tmp_path / "one")
+    with pytest.raises(AgentHostedElsewhere) as refusal:
+        await transports({agent: "Leased"}, data_dir=tmp_path / "two")
+    message = str(refusal.value)
+    assert f"Agent {agent} (@miniroom_{agent}:" in message
+    assert f"PID {os.getpid()} on " in message
+    assert str((tmp_path / "one").resolve()) in message
+    restarted = await transports({agent: "Leased"}, data_dir=tmp_path / "one")  # its own restart: at once
+    await restarted.stop()
+    await first.stop()  # a clean stop gives the lease back: another instance hosts the agent at once
+    await transports({agent: "Leased"}, data_dir=tmp_path / "two")
+
+
+async def test_an_instance_that_finds_its_lease_taken_over_stops_reading_events(
+    transports: MakeTransport, tmp_path: Path
+) -> None:
+    agent = unique("overtaken")
+    transport = await transports({agent: "Overtaken"}, data_dir=tmp_path / "one", lease_seconds=10)
+    account = transport.accounts[agent]
+    assert (await account.api.get_account_data(LEASE_TYPE))["pid"] == os.getpid()
+    # What another instance writes once this one failed to renew in time (e.g. cut off from the server).
+    other = Host("another-instance", "elsewhere", 4242, "/srv/b/miniroom_data", now_ms() + 60_000)
+    await account.api.set_account_data(LEASE_TYPE, asdict(other))
+    async with asyncio.timeout(WAIT), contextlib.aclosing(transport.events()) as stream:
+        async for _event in stream:
+            pass  # the stream ends at the next renewal, which finds the lease taken
+    await transport.stop()
+    with pytest.raises(AgentHostedElsewhere, match="PID 4242 on elsewhere"):  # the stop left it alone
+        await transports({agent: "Overtaken"}, data_dir=tmp_path / "one", lease_seconds=10)

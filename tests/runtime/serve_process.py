@@ -40,6 +40,7 @@ class ServeProcess:
     log: Path
     port: int = field(default_factory=free_port)
     web: bool = True  # embedded rooms and the web chat; False: Matrix, with no web chat
+    args: tuple[str, ...] = ()  # more options of `serve`, e.g. ("--agents", "helper")
     process: subprocess.Popen[str] | None = None
 
     @property
@@ -47,10 +48,14 @@ class ServeProcess:
         return f"http://127.0.0.1:{self.port}/"
 
     def start(self) -> None:
+        assert self.try_start(), f"miniroom serve stopped at its start:\n{self.output()}"
+
+    def try_start(self) -> bool:
+        """Start it; True once it serves, False when it ended at its start instead (it refused)."""
         starts = self.output().count(SERVING) + 1
         with self.log.open("a", encoding="utf-8") as stderr:
             self.process = subprocess.Popen(
-                [MINIROOM, "serve", "--config", str(self.config), "--port", str(self.port)],
+                [MINIROOM, "serve", "--config", str(self.config), "--port", str(self.port), *self.args],
                 cwd=self.config.parent,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
@@ -61,10 +66,17 @@ class ServeProcess:
             )
         if self.web:
             self._wait_for_the_web_chat()
-        else:
-            self.wait_for(
-                lambda: self.output().count(SERVING) == starts, "the agents to sign in", START_TIMEOUT
-            )
+            return True
+        process = self.process
+        self.wait_for(
+            lambda: self.output().count(SERVING) == starts or process.poll() is not None,
+            "the agents to sign in",
+            START_TIMEOUT,
+        )
+        if process.poll() is None:
+            return True
+        self._close_pipe()
+        return False
 
     def _wait_for_the_web_chat(self) -> None:
         assert self.process is not None

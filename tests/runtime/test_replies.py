@@ -82,7 +82,9 @@ async def test_a_second_human_makes_untagged_messages_go_unanswered(
         assert len(replies) == 2
         assert replies[1]["content"]["m.relates_to"]["event_id"] == root
         assert rooms.shown_text(replies[1]["event_id"]) == "Sure, Bob."
-        assert last_user_text(provider) == "Bob: @helper what do you think?"
+        assert last_user_text(provider) == (
+            "Bob: I think we should ship it\n\nBob: @helper what do you think?"
+        ), "the untagged message it stayed silent on is told with the mention"
 
 
 async def test_an_edit_regenerates_the_reply_in_place(tmp_path: Path, provider: ScriptedProvider) -> None:

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.e2e  # `miniroom serve` in a subprocess, started throug
 
 SERVE = "import sys; from miniroom.cli.serve import serve_command; from argparse import Namespace; " + (
     "sys.exit(serve_command(Namespace(config=None, host='127.0.0.1', port=int(sys.argv[1]), insecure=False, "
-    "no_api=False)))"
+    "no_api=False, agents=None)))"
 )
 
 

@@ -63,6 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="web chat address (embedded rooms)")
     serve.add_argument("--port", type=int, default=8765, help="web chat port (embedded rooms)")
     serve.add_argument(
+        "--agents",
+        metavar="NAMES",
+        help="host only these agents and teams (comma-separated); other instances host the rest",
+    )
+    serve.add_argument(
         "--no-api",
         action="store_true",
         help="serve without the API agents' shells call with miniroom-agent (no minimal mode then)",

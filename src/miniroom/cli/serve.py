@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING
 from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
 from miniroom.cli.config_watch import watch_config
+from miniroom.cli.instance_lock import only_instance
 from miniroom.cli.process import STOP_SIGNALS
 from miniroom.cli.serve_api import Listener, agent_cli, api_listener, gateway_listener, is_locked, listen
 from miniroom.config.config_yaml import RoomsConfig
+from miniroom.config.errors import UserError
 from miniroom.config.paths import config_path, data_dir_for
 from miniroom.minimal.service import AgentCli
 from miniroom.rooms.runtime import RoomRuntime
@@ -63,6 +65,22 @@ class WebOptions:
     api: bool = True
 
 
+def hosted_names(argument: str | None, config: RoomsConfig) -> frozenset[str] | None:
+    """The agents and teams `--agents` names (None: every one); raises naming what config.yaml lacks."""
+    if argument is None:
+        return None
+    names = [name.strip() for name in argument.split(",") if name.strip()]
+    known = [*config.agents, *config.teams]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        listed = ", ".join(known) or "none"
+        raise UserError(
+            f"--agents {argument}: {', '.join(unknown) or 'no name given'} is not an agent or team of "
+            f"config.yaml (these are: {listed}); give their names separated by commas, e.g. --agents a,b"
+        )
+    return frozenset(names)
+
+
 @dataclass(frozen=True)
 class ServePaths:
     """config.yaml, its folder (whose `.miniroom/` holds the agents' settings) and the data folder."""
@@ -70,6 +88,7 @@ class ServePaths:
     config: Path
     project_dir: Path
     data_dir: Path
+    hosted: frozenset[str] | None = None  # --agents: the agents and teams this instance answers as
 
 
 def is_loopback_host(host: str) -> bool:
@@ -133,7 +152,7 @@ def create_backend(
         agent_cli=cli,
         project=project,
     )
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+    url = web_url(host, port)
     chat = Listener(build_server(app, host=host, port=port), listening, f"miniroom: web chat at {url}")
 
     def close() -> None:
@@ -157,6 +176,18 @@ def create_backend(
 def room_names(config: RoomsConfig) -> dict[str, str]:
     """The name each room shows, by key, where config.yaml gives one."""
     return {key: room.display_name for key, room in config.rooms.items() if room.display_name}
+
+
+def web_url(host: str, port: int) -> str:
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+
+def instance_address(config: RoomsConfig, web: WebOptions) -> str:
+    """How the lock file names this instance: where it listens, and on Matrix its homeserver."""
+    if config.matrix is None:
+        return f"web chat {web_url(web.host, web.port)}"
+    api = f"agent API {web_url(web.host, web.port)}, " if web.api else ""
+    return f"{api}homeserver {config.matrix.homeserver}"
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
@@ -208,7 +239,13 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
     backend = create_backend(config, paths, web, env, cli)
     try:
         runtime = RoomRuntime(
-            config, backend.transport, data_dir, env=env, project_dir=paths.project_dir, cli=cli
+            config,
+            backend.transport,
+            data_dir,
+            env=env,
+            project_dir=paths.project_dir,
+            cli=cli,
+            hosted=paths.hosted,
         )
 
         async def apply(changed: RoomsConfig) -> str:
@@ -228,8 +265,13 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
             ),
             name="config.yaml watch",
         )
+        hosted = ", ".join(sorted(paths.hosted)) if paths.hosted is not None else "all"
         log.info(
-            "Serving %d agent(s) in %d room(s); data in %s", len(config.agents), len(config.rooms), data_dir
+            "Serving %d agent(s) in %d room(s); data in %s; hosting %s",
+            len(config.agents),
+            len(config.rooms),
+            data_dir,
+            hosted,
         )
         try:
             await run_backend(runtime, backend)
@@ -260,11 +302,16 @@ def serve_command(args: argparse.Namespace) -> int:
         if problem is not None:
             return fail(problem)
         warn_if_open(web, TOKEN_VARIABLE, env)
-    paths = ServePaths(config=path, project_dir=path.resolve().parent, data_dir=data_dir_for(path, env))
+    try:
+        hosted = hosted_names(args.agents, config)
+    except UserError as error:
+        return fail(str(error))
+    paths = ServePaths(path, path.resolve().parent, data_dir_for(path, env), hosted)
     ensure_fetch_file(paths.project_dir)
     try:
         paths.data_dir.mkdir(parents=True, exist_ok=True)
-        asyncio.run(serve(config, paths, web, env))
+        with only_instance(paths.data_dir, instance_address(config, web)):  # before any port is bound
+            asyncio.run(serve(config, paths, web, env))
     except KeyboardInterrupt:
         return 130
     except (

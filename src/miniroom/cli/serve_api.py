@@ -47,7 +47,10 @@ def listen(host: str, port: int, option: str = "--port") -> socket.socket:
         listening = socket.create_server((host, port), family=family)
     except OSError as error:
         reason = os.strerror(error.errno) if error.errno else str(error)
-        raise OSError(f"cannot listen on {host}:{port} ({reason}); choose another {option}") from None
+        raise OSError(
+            f"cannot listen on {host}:{port} ({reason}): another program uses that port. Stop it, or "
+            f"choose another {option}; a second miniroom serve also needs a data folder of its own"
+        ) from None
     add_own_listener(listening)
     return listening
 

@@ -177,6 +177,8 @@ class MatrixConfig(_Strict):
     server_name: str
     registration: Literal["auto", "login"] = "auto"
     invite_from: list[UserId] = Field(default_factory=list)
+    # How long an instance's claim on its agents outlives it (renewed every third): a crash frees them then.
+    lease_seconds: int = Field(default=60, ge=10, le=3600)
 
     @field_validator("homeserver")
     @classmethod

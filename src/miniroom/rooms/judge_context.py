@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from miniroom.rooms.events import TEXT_MSGTYPES, RoomEvent, parse_event
 from miniroom.rooms.judgment import Skip
@@ -40,6 +40,14 @@ class Line:
 
     def as_dict(self) -> dict[str, str]:
         return {"role": self.role, "author": self.author, "text": self.text}
+
+
+class Names(Protocol):
+    """How a message's author and the user ids in its text are shown."""
+
+    def of(self, user_id: str) -> str: ...
+
+    def scrub(self, text: str) -> str: ...
 
 
 class Pseudonyms:
@@ -84,7 +92,7 @@ def shown_content(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     return content
 
 
-def message_line(raw: Mapping[str, Any], names: Pseudonyms, assistant: str | None) -> Line | None:
+def message_line(raw: Mapping[str, Any], names: Names, assistant: str | None) -> Line | None:
     """A room message as a line (None for anything else); `assistant`: the judged agent's user id."""
     event = parse_event(raw)
     if not event.is_message:
@@ -100,7 +108,7 @@ def message_line(raw: Mapping[str, Any], names: Pseudonyms, assistant: str | Non
     return Line(role, author, names.scrub(body), attachment=attachment)
 
 
-def _media_text(kind: str, content: Mapping[str, Any], names: Pseudonyms) -> str:
+def _media_text(kind: str, content: Mapping[str, Any], names: Names) -> str:
     """`[file: report.pdf]` and the caption, if any (MSC2530: `filename` set, `body` the caption)."""
     filename = content.get("filename")
     body = str(content.get("body", ""))

@@ -54,6 +54,10 @@ class RoomTransport(Protocol):
     async def thread_events(self, room_id: str, thread_root: str) -> list[Event]:
         """The root and every event of a thread, oldest first (for participants and the too-long rule)."""
 
+    async def room_messages(self, room_id: str, limit: int) -> list[Event]:
+        """The newest `limit` messages of the room outside threads, oldest first, not counting edits (a
+        message's newest edit is bundled in its `unsigned`, as Matrix does)."""
+
 
 def agents_of_room(
     key: str, agents: Collection[str], room_agents: Mapping[str, Collection[str]] | None

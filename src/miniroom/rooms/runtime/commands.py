@@ -38,6 +38,8 @@ class CommandHandler:
         if replier is None:
             log.warning(COMMAND_REPLIER_NOT_JOINED, event.room_id, event.event_id)
             return
+        if not context.facts.hosts(replier):
+            return  # the instance hosting that agent answers
         if isinstance(command, ModeCommand):
             outcome, reply = await self._mode(command, event)
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from miniroom.agent.cli_access import CliAccess
@@ -30,6 +30,7 @@ from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.scheduler import TurnScheduler
 from miniroom.rooms.runtime.slots import JudgmentSlots
 from miniroom.rooms.runtime.state_store import AgentModeStore, ThreadModeStore
+from miniroom.rooms.runtime.turn_prompts import TurnPrompts
 from miniroom.rooms.runtime.turn_queue import TurnQueue
 from miniroom.rooms.runtime.turns import TurnOutcome, TurnRunner
 from miniroom.rooms.transport import Event, RoomTransport
@@ -55,18 +56,20 @@ class RoomRuntime:
         judgment: Judgment | None = None,
         debounce_sleep: Sleep = asyncio.sleep,
         cli: CliAccess | None = None,
+        hosted: Collection[str] | None = None,
     ) -> None:
         """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
         and the `.env` with TYPESAFE_API_KEY (default: the data folder's parent, where `miniroom_data/`
         usually sits beside config.yaml); `judgment` decides for agents asked to judge a message (default:
         each agent's participation settings); `debounce_sleep` is the participation debounce's clock; `cli`
-        gives the agents' shells `miniroom-agent` (default: none, and no minimal mode)."""
+        gives the agents' shells `miniroom-agent` (default: none, and no minimal mode); `hosted`: the agents
+        and teams this instance answers as, when others share the homeserver (default: every one)."""
         self.config, self.transport, self.data_dir = config, transport, data_dir
         env = os.environ if env is None else env
         project_dir = project_dir or data_dir.parent
         tracking = data_dir / "tracking"
         self.ledger = TurnLedger(tracking)
-        self.facts = RoomFacts(config, transport, ThreadModeStore(tracking))
+        self.facts = RoomFacts(config, transport, ThreadModeStore(tracking), hosted)
         self.factory = factory = AgentFactory(config, data_dir, env, project_dir)
         slots = JudgmentSlots()  # every judgment of the process, the router's included
         judges = self.judges = Judges(config, judge_env(env, project_dir), slots)
@@ -80,7 +83,10 @@ class RoomRuntime:
             mid_turn=MidTurn(judges, transport, self.facts),
             modes=modes,
         )
-        self.turns = TurnScheduler(self.ledger, runner, self.facts.agent_name, self._after_turn)
+        prompts = TurnPrompts(self.facts, self.ledger)
+        self.turns = TurnScheduler(
+            self.ledger, runner, self.facts.agent_name, self._after_turn, prompts.prompt
+        )
         context = HandlerContext(transport, self.facts, self.ledger, self.turns, modes)
         judgment = judgment or ParticipationJudges(judges, transport, self.facts)
         self.participation = ParticipationQueue(context, judgment, debounce_sleep)
@@ -98,7 +104,7 @@ class RoomRuntime:
         await self._join()
         for problem in judgment_problems(self.config, self.judges.env):
             log.warning(problem)
-        self.turns.resume(self.facts.responders)
+        self.turns.resume(self.facts.hosted_responders)
         for raw in self.ledger.pending_events():  # what a stop cut short; anything answered is skipped
             await self._handle_safely(raw)
 
@@ -122,7 +128,7 @@ class RoomRuntime:
     async def _join(self, leaving: Mapping[str, str] | None = None) -> None:
         """The configured agents and teams join their rooms; those `leaving` (name -> display name, no longer
         configured) leave every room."""
-        responders = {**(leaving or {}), **self.facts.responders}
+        responders = {**(leaving or {}), **self.facts.hosted_responders}
         rooms = {key: room.alias for key, room in self.config.rooms.items()}
         await self.transport.start(responders, rooms, self.facts.room_agents)
         self.facts.learn_accounts()

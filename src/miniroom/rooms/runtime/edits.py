@@ -40,7 +40,7 @@ class EditHandler:
         room = await facts.room_state(edit.room_id)
         who = await facts.sender_name(edit.room_id, edit.sender)
         for regeneration in regenerations:
-            if ledger.answered(edit.event_id, regeneration.agent):
+            if ledger.answered(edit.event_id, regeneration.agent) or not facts.hosts(regeneration.agent):
                 continue
             log.info(
                 "Regenerating: event=%s edits=%s agent=%s reply=%s",

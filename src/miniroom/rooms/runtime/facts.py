@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.conversation import Conversation, resolve_conversation
@@ -27,8 +27,17 @@ SERVICE_ACCOUNT = "router"  # the account that reads every room for the runtime;
 class RoomFacts:
     """Reads what the policy decides from, through the transport; `learn_accounts` once it has started."""
 
-    def __init__(self, config: RoomsConfig, transport: RoomTransport, thread_modes: ThreadModeStore) -> None:
+    def __init__(
+        self,
+        config: RoomsConfig,
+        transport: RoomTransport,
+        thread_modes: ThreadModeStore,
+        hosted: Collection[str] | None = None,
+    ) -> None:
+        """`hosted`: the agents and teams this instance answers as (None: all); the policy knows them all, so
+        that instances sharing a homeserver decide alike."""
         self.transport, self.thread_modes = transport, thread_modes
+        self.hosted = frozenset(hosted) if hosted is not None else None
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}  # room id -> room key
         self._former_agents: set[str] = set()  # user ids of agents config.yaml no longer has
@@ -45,6 +54,14 @@ class RoomFacts:
         """Every account that answers, agents then teams: name -> display name."""
         agents = {name: agent.display_name or name for name, agent in self.config.agents.items()}
         return agents | {name: team.display_name or name for name, team in self.config.teams.items()}
+
+    @property
+    def hosted_responders(self) -> dict[str, str]:
+        """The responders this instance signs in and answers as."""
+        return {name: shown for name, shown in self.responders.items() if self.hosts(name)}
+
+    def hosts(self, name: str) -> bool:
+        return self.hosted is None or name in self.hosted
 
     def learn_accounts(self) -> None:
         """Build the policy from the agents' and teams' user ids, the service account's (the router on

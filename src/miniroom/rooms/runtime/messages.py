@@ -31,7 +31,7 @@ class MessageHandler:
         decision = await self._decide(event, conversation)
         prompt = f"{await self.context.facts.sender_name(event.room_id, event.sender)}: {event.body}"
         for name, outcome in decision.decisions.items():
-            if isinstance(outcome, Judge):  # judged apart, after the debounce: the others need not wait
+            if isinstance(outcome, Judge) and self.context.facts.hosts(name):  # judged apart, not waited for
                 self.participation.submit(name, event, outcome, prompt)
         decision = await self._routed(decision)
         log_decisions(decision)
@@ -75,17 +75,21 @@ class MessageHandler:
             return decision
         event_id = decision.event.event_id
         taken = [name for name in routing.candidates if self.context.ledger.taken(event_id, name)]
-        chosen = (
-            taken[0] if taken else await self.router.choose(routing.candidates, decision.event.body or "")
-        )
-        return decision.route_to(chosen)
+        if taken:
+            return decision.route_to(taken[0])
+        if not all(self.context.facts.hosts(name) for name in routing.candidates):
+            # Hosted by several instances, which must agree without asking each other: the first answers.
+            return decision.route_to(routing.candidates[0])
+        return decision.route_to(await self.router.choose(routing.candidates, decision.event.body or ""))
 
     def _submit_responders(self, decision: RoomDecision, prompt: str, handoffs: int) -> None:
         event = decision.event
         # A person's message reaches an agent still answering there; an agent's hand-off only waits.
         arrived = () if self.context.facts.is_agent(event.sender) else (raw_of(event),)
         for name, outcome in decision.decisions.items():
-            if isinstance(outcome, Respond) and not self.context.ledger.answered(event.event_id, name):
+            if not isinstance(outcome, Respond) or not self.context.facts.hosts(name):
+                continue  # another instance answers as an agent it hosts
+            if not self.context.ledger.answered(event.event_id, name):
                 turn = Turn(
                     name,
                     outcome.conversation,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import replace
 
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
 from miniroom.rooms.runtime.logs import thread_name
@@ -15,16 +16,23 @@ from miniroom.rooms.transport import Event
 
 log = logging.getLogger(__name__)
 AfterTurn = Callable[[Turn, TurnOutcome], Awaitable[None]]
+Prompt = Callable[[Turn], Awaitable[str]]
 
 
 class TurnScheduler:
     """Queues turns, runs them with a `TurnRunner`, then `after_turn` (hand-offs); stops on `stop`."""
 
     def __init__(
-        self, ledger: TurnLedger, runner: TurnRunner, agent_name: Callable[[str], str], after_turn: AfterTurn
+        self,
+        ledger: TurnLedger,
+        runner: TurnRunner,
+        agent_name: Callable[[str], str],
+        after_turn: AfterTurn,
+        prompt: Prompt | None = None,
     ) -> None:
+        """`prompt`: what a turn is told, built as it starts (None: the prompt it was submitted with)."""
         self.ledger, self.runner = ledger, runner
-        self.agent_name, self.after_turn = agent_name, after_turn
+        self.agent_name, self.after_turn, self.prompt = agent_name, after_turn, prompt
         self.queue = TurnQueue(self._run, lambda turn: ledger.in_flight(turn.event_id, turn.agent) is None)
         self.stopping = False
 
@@ -79,7 +87,7 @@ class TurnScheduler:
     async def _run(self, turn: Turn) -> None:
         cancelled = False
         try:
-            outcome = await self.runner.run(turn, self.agent_name(turn.agent))
+            outcome = await self.runner.run(await self._told(turn), self.agent_name(turn.agent))
             await self.after_turn(turn, outcome)
         except asyncio.CancelledError:
             cancelled = True  # stopping: the event stays pending, to be handled again at the next start
@@ -87,3 +95,13 @@ class TurnScheduler:
         finally:
             if not cancelled:
                 self.ledger.unclaim(turn)
+
+    async def _told(self, turn: Turn) -> Turn:
+        """`turn` with its prompt: the one it started with when it runs again (kept in the ledger, as in its
+        session), else built now; a regeneration keeps its own."""
+        earlier = self.ledger.in_flight(turn.event_id, turn.agent)
+        if earlier is not None:
+            return replace(turn, prompt=earlier.turn.prompt)
+        if self.prompt is None or turn.edit_of is not None:
+            return turn
+        return replace(turn, prompt=await self.prompt(turn))

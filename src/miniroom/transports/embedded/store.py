@@ -254,6 +254,10 @@ class RoomStore:
         with self._read() as connection:
             return timeline.thread_messages(connection, room_id, root)
 
+    def room_messages(self, room_id: str, limit: int) -> list[Event]:
+        with self._read() as connection:
+            return timeline.room_messages(connection, room_id, limit)
+
     def latest_position(self) -> int:
         with self._read() as connection:
             return _latest(connection)

@@ -98,6 +98,21 @@ def thread_messages(connection: sqlite3.Connection, room_id: str, root: str) -> 
     return events
 
 
+def room_messages(connection: sqlite3.Connection, room_id: str, limit: int) -> list[Event]:
+    """The newest `limit` messages of the room outside threads (not edits), oldest first, each with its
+    newest edit bundled in `unsigned`, as a homeserver's /messages returns them."""
+    rows = connection.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE room_id = ? AND thread_root IS NULL AND rel_type IS NULL"
+        " AND type = 'm.room.message' ORDER BY position DESC LIMIT ?",
+        (room_id, limit),
+    ).fetchall()
+    events = [to_event(row) for row in reversed(rows)]
+    live = {event["event_id"]: event for event in events if "redacted_because" not in event["unsigned"]}
+    if live:
+        _bundle_edits(connection, live)
+    return events
+
+
 def _bundle(connection: sqlite3.Connection, events: Sequence[Event]) -> None:
     """Attach each event's newest edit, reactions and thread size as Matrix bundled aggregations.
 

@@ -122,3 +122,6 @@ class EmbeddedTransport:
 
     async def thread_events(self, room_id: str, thread_root: str) -> list[Event]:
         return await asyncio.to_thread(self._store.thread_messages, room_id, thread_root)
+
+    async def room_messages(self, room_id: str, limit: int) -> list[Event]:
+        return await asyncio.to_thread(self._store.room_messages, room_id, limit)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncGenerator, Collection, Mapping
 from pathlib import Path
@@ -18,6 +19,7 @@ from miniroom.config.config_yaml import MatrixConfig
 from miniroom.rooms.transport import Content, Event, agents_of_room
 from miniroom.transports.matrix.accounts import ROUTER, Account, localpart, sign_in
 from miniroom.transports.matrix.errors import MatrixTransportError, refused
+from miniroom.transports.matrix.lease import Leases
 from miniroom.transports.matrix.rooms import (
     InvitePolicy,
     accept_invites,
@@ -31,6 +33,8 @@ from miniroom.transports.matrix.sync import INVITES_ONLY, EventFeed, Syncer, tim
 log = logging.getLogger(__name__)
 
 ROUTER_DISPLAY_NAME = "Router"
+PAGE_SIZE = 100
+MESSAGES_ONLY = json.dumps({"types": ["m.room.message"]})
 
 
 class MatrixTransport:
@@ -48,6 +52,8 @@ class MatrixTransport:
         self._feed: EventFeed | None = None
         self._watchers: list[asyncio.Task[None]] = []
         self._stopped = asyncio.Event()
+        self._leases = Leases(data_dir, config.lease_seconds)
+        self._hosted: list[Account] = []  # the agents whose leases this instance holds
 
     async def start(
         self,
@@ -64,6 +70,7 @@ class MatrixTransport:
         ours = frozenset(account.user_id for account in signed_in)
         self._policy = InvitePolicy(self.config.server_name, frozenset(self.config.invite_from), ours)
         router, members = self.accounts[ROUTER], [a for a in signed_in if a.name != ROUTER]
+        await self._lease(members)
         for key, alias in rooms.items():
             name = full_alias(key, alias, self.config.server_name)
             chosen = agents_of_room(key, agents, room_agents)
@@ -92,9 +99,26 @@ class MatrixTransport:
         self.accounts = {account.name: account for account in accounts}
         return accounts
 
-    async def stop(self) -> None:
-        """Stop syncing, keep the sync position, close every connection."""
+    async def _lease(self, members: list[Account]) -> None:
+        """Hold every agent's lease before touching a room: an agent hosted elsewhere stops the start."""
+        await self._leases.stop([])  # a start again (config.yaml changed) renews the new set
+        try:
+            await self._leases.take(members)
+        except BaseException:
+            await asyncio.gather(*(account.close() for account in self.accounts.values()))
+            raise
+        self._hosted = members
+        self._leases.keep(members, self._lost)
+
+    def _lost(self, why: str) -> None:
+        log.error("Stopping: %s, while this instance could not renew its lease", why)
         self._stopped.set()
+
+    async def stop(self) -> None:
+        """Stop syncing, give the agents' leases back, keep the sync position, close every connection."""
+        self._stopped.set()
+        await self._leases.stop(self._hosted)
+        self._hosted = []
         for watcher in self._watchers:
             watcher.cancel()
         await asyncio.gather(*self._watchers, return_exceptions=True)
@@ -180,6 +204,20 @@ class MatrixTransport:
             query = {**query, "from": str(page["next_batch"])}
         return ([root] if root is not None else []) + replies
 
+    async def room_messages(self, room_id: str, limit: int) -> list[Event]:
+        """Paging /messages back from the newest event; thread replies and edits are left out here, as no
+        filter of the spec's excludes them."""
+        found: list[Event] = []
+        query = {"dir": "b", "limit": str(PAGE_SIZE), "filter": MESSAGES_ONLY}
+        path = ApiPath.v3.rooms[room_id].messages
+        while len(found) < limit:
+            page = await self._read(path, query)
+            found += [{**event, "room_id": room_id} for event in page.get("chunk", []) if _room_level(event)]
+            if not page.get("end") or not page.get("chunk"):
+                break
+            query = {**query, "from": str(page["end"])}
+        return found[:limit][::-1]
+
     @property
     def _router(self) -> Account:
         if ROUTER not in self.accounts:
@@ -218,3 +256,10 @@ async def _cancel(pending: asyncio.Future[Event] | None) -> None:
     pending.cancel()
     with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
         await pending
+
+
+def _room_level(event: Mapping[str, Any]) -> bool:
+    """A message outside threads that is not an edit (any relation but a plain reply puts it elsewhere)."""
+    content = event.get("content")
+    relates_to = content.get("m.relates_to") if isinstance(content, Mapping) else None
+    return not isinstance(relates_to, Mapping) or relates_to.get("rel_type") is None

@@ -1,0 +1,63 @@
+"""A turn's prompt read from the room's history: what was said in the conversation since the agent's last
+answer (see `rooms.turn_context`), read through the transport at the turn's start, so after a restart too."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from miniroom.rooms.runtime.facts import RoomFacts
+from miniroom.rooms.runtime.ledger import Turn, TurnLedger
+from miniroom.rooms.turn_context import turn_context, unheard
+
+log = logging.getLogger(__name__)
+ROOM_READ_LIMIT = 200  # room-level messages read back at most; older ones are counted as "more than"
+
+
+class TurnPrompts:
+    """Builds each turn's prompt from its conversation's history; the message alone when it cannot."""
+
+    def __init__(self, facts: RoomFacts, ledger: TurnLedger) -> None:
+        self.facts, self.ledger = facts, ledger
+
+    async def prompt(self, turn: Turn) -> str:
+        """What `turn` is told: the unheard messages up to the one that asked, by whom, bounded."""
+        try:
+            return await self._read(turn)
+        except Exception:
+            where = turn.conversation
+            log.warning(
+                "Cannot read the history of room %s (thread %s) for %s; it is told the message alone",
+                where.room_id,
+                where.thread_root or "none, room level",
+                turn.agent,
+                exc_info=True,
+            )
+            return turn.prompt
+
+    async def _read(self, turn: Turn) -> str:
+        transport, where = self.facts.transport, turn.conversation
+        if where.thread_root is not None:
+            events = await transport.thread_events(where.room_id, where.thread_root)
+            cut = False
+        else:
+            events = await transport.room_messages(where.room_id, ROOM_READ_LIMIT)
+            cut = len(events) >= ROOM_READ_LIMIT
+        trigger = next((event for event in events if event.get("event_id") == turn.event_id), None)
+        if trigger is None:
+            trigger = await transport.get_event(where.room_id, turn.event_id)
+        if trigger is None:
+            return turn.prompt
+        agent = transport.agent_user_id(turn.agent)
+
+        def answered(event_id: str) -> bool:
+            return self.ledger.answered(event_id, turn.agent)
+
+        said = unheard(events, agent, trigger, answered)
+        names = await self._names(where.room_id, said)
+        return turn_context(events, agent, trigger, names=names, answered=answered, earlier_unread=cut)
+
+    async def _names(self, room_id: str, events: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+        senders = {str(event.get("sender")) for event in events if event.get("sender")}
+        return {sender: await self.facts.sender_name(room_id, sender) for sender in senders}
