@@ -23,12 +23,12 @@ from miniroom.config.paths import config_path, data_dir_for
 from miniroom.minimal.service import AgentCli
 from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.runtime.agents import model_problems, profile_problems
+from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.transport import RoomTransport
 from miniroom.web.project import ensure_fetch_file
 
 if TYPE_CHECKING:
-    pass
-
+    from miniroom.server.probes import Readiness
     from miniroom.server.project import Project
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,7 @@ class Backend:
     listeners: list[Listener] = field(default_factory=list)
     close: Callable[[], None] = lambda: None
     project: Project | None = None  # what the web settings edit, told of the runtime once it runs
+    readiness: Readiness | None = None  # what /readyz asks, told of the runtime once it exists
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,12 @@ def warn_if_open(web: WebOptions, token_variable: str, env: Mapping[str, str]) -
 
 
 def create_backend(
-    config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Mapping[str, str], cli: AgentCli | None
+    config: RoomsConfig,
+    paths: ServePaths,
+    web: WebOptions,
+    env: Mapping[str, str],
+    cli: AgentCli | None,
+    metrics: RoomMetrics,
 ) -> Backend:
     """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used."""
     extra = [gateway] if cli is not None and (gateway := gateway_listener(cli, os.environ, web.host)) else []
@@ -107,6 +113,7 @@ def create_backend(
         api = [api_listener(cli, web.host, web.port, what="agent API", option="--port")] if cli else []
         return Backend(MatrixTransport(config.matrix, paths.data_dir), [*api, *extra])
     from miniroom.server import DEFAULT_HOSTS, build_server, create_app
+    from miniroom.server.probes import Readiness
     from miniroom.server.project import Project
     from miniroom.server.settings_files import ProjectFiles
     from miniroom.transports.embedded.store import RoomStore
@@ -118,12 +125,15 @@ def create_backend(
     names = {key: room.display_name for key, room in config.rooms.items() if room.display_name}
     files = ProjectFiles(paths.project_dir, paths.config)
     project = Project(files, paths.data_dir, env, config)
+    readiness = Readiness()
     app = create_app(
         store,
         allowed_hosts=(*DEFAULT_HOSTS, host),
         insecure=web.insecure,
         agent_cli=cli,
         project=project,
+        metrics=metrics,
+        readiness=readiness,
     )
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
     chat = Listener(build_server(app, host=host, port=port), listening, f"miniroom: web chat at {url}")
@@ -132,7 +142,8 @@ def create_backend(
         listening.close()
         store.close()
 
-    return Backend(EmbeddedTransport(store, room_names=names), [chat, *extra], close, project)
+    transport = EmbeddedTransport(store, room_names=names)
+    return Backend(transport, [chat, *extra], close, project, readiness)
 
 
 async def run_backend(runtime: RoomRuntime, backend: Backend) -> None:
@@ -169,11 +180,20 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
         if web.api
         else None
     )
-    backend = create_backend(config, paths, web, env, cli)
+    metrics = RoomMetrics()
+    backend = create_backend(config, paths, web, env, cli, metrics)
     try:
         runtime = RoomRuntime(
-            config, backend.transport, data_dir, env=env, project_dir=paths.project_dir, cli=cli
+            config,
+            backend.transport,
+            data_dir,
+            env=env,
+            project_dir=paths.project_dir,
+            cli=cli,
+            metrics=metrics,
         )
+        if backend.readiness is not None:
+            backend.readiness.checks.append(runtime.not_ready)
         if backend.project is not None:  # config.yaml saved from the web settings applies at once
             backend.project.on_config = runtime.apply_config
         await runtime.start()

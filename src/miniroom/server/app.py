@@ -10,10 +10,12 @@ from starlette.middleware import Middleware
 
 from miniroom.minimal.errors import OperationError
 from miniroom.minimal.service import AgentCli
+from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.server import (
     agent_api,
     api,
     page,
+    probes,
     services_api,
     session_api,
     settings_api,
@@ -35,16 +37,19 @@ def create_app(
     insecure: bool = False,
     agent_cli: AgentCli | None = None,
     project: Project | None = None,
+    metrics: RoomMetrics | None = None,
+    readiness: probes.Readiness | None = None,
 ) -> Starlette:
     """The app serving `store` to requests for `allowed_hosts` (the Host header's name, without port);
     `api_token` (default: MINIROOM_API_TOKEN) protects the API when set. Without a token only loopback
     clients are served, unless `insecure` opens the API to every client. With `agent_cli` it also serves
     the `miniroom-agent` routes; `project` (the one `miniroom serve` serves) gives the settings pages their
-    files."""
+    files. `/metrics` shows `metrics`; `/readyz` asks `readiness` and the store."""
     token = api_token or token_from_env()
     app = Starlette(
         routes=[
             *page.ROUTES,
+            *probes.ROUTES,
             *api.ROUTES,
             *settings_api.ROUTES,
             *services_api.ROUTES,
@@ -67,6 +72,8 @@ def create_app(
     app.state.page_carries_reads = token is None
     app.state.agent_cli = agent_cli
     app.state.project = project
+    app.state.metrics = metrics or RoomMetrics()
+    app.state.readiness = readiness or probes.Readiness()
     return app
 
 
