@@ -40,6 +40,7 @@ class ServeProcess:
     log: Path
     port: int = field(default_factory=free_port)
     web: bool = True  # embedded rooms and the web chat; False: Matrix, with no web chat
+    program: str = MINIROOM  # the `miniroom` script to run (another install's, e.g. a wheel's venv)
     process: subprocess.Popen[str] | None = None
 
     @property
@@ -50,7 +51,7 @@ class ServeProcess:
         starts = self.output().count(SERVING) + 1
         with self.log.open("a", encoding="utf-8") as stderr:
             self.process = subprocess.Popen(
-                [MINIROOM, "serve", "--config", str(self.config), "--port", str(self.port)],
+                [self.program, "serve", "--config", str(self.config), "--port", str(self.port)],
                 cwd=self.config.parent,
                 env=self.env,
                 stdin=subprocess.DEVNULL,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
+from miniroom.cli.init import missing_config
 from miniroom.cli.process import STOP_SIGNALS, make_non_dumpable
 from miniroom.cli.serve_api import Listener, agent_cli, api_listener, gateway_listener, is_locked, listen
 from miniroom.config.config_yaml import RoomsConfig
@@ -212,6 +213,8 @@ def serve_command(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     env = os.environ
     path = config_path(args.config, env)
+    if not path.exists():
+        return fail(missing_config(path))
     config = load_checked_config(path)
     profile_errors, profile_warnings = profile_problems(config, env, path.resolve().parent)
     if profile_errors:
