@@ -109,10 +109,17 @@ def create_backend(
     """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used."""
     extra = [gateway] if cli is not None and (gateway := gateway_listener(cli, os.environ, web.host)) else []
     if config.matrix is not None:
+        from miniroom.server.probes import Readiness
         from miniroom.transports.matrix import MatrixTransport
 
-        api = [api_listener(cli, web.host, web.port, what="agent API", option="--port")] if cli else []
-        return Backend(MatrixTransport(config.matrix, paths.data_dir), [*api, *extra])
+        matrix = MatrixTransport(config.matrix, paths.data_dir)
+        probes = (metrics, Readiness([matrix.connection_problem]))
+        api = (
+            [api_listener(cli, web.host, web.port, what="agent API", option="--port", probes=probes)]
+            if cli
+            else []
+        )
+        return Backend(matrix, [*api, *extra], readiness=probes[1])
     from miniroom.server import DEFAULT_HOSTS, build_server, create_app
     from miniroom.server.probes import Readiness
     from miniroom.server.project import Project

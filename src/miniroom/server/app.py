@@ -77,12 +77,25 @@ def create_app(
     return app
 
 
-def create_agent_app(agent_cli: AgentCli) -> Starlette:
+def create_agent_app(
+    agent_cli: AgentCli,
+    *,
+    metrics: RoomMetrics | None = None,
+    readiness: probes.Readiness | None = None,
+    allowed_hosts: Collection[str] = DEFAULT_HOSTS,
+) -> Starlette:
     """Only the `miniroom-agent` routes: the API of `miniroom run` and `chat`, of `serve` on Matrix, and the
-    isolated script gateway's listener."""
+    isolated script gateway's listener. With `metrics` (`serve` on Matrix) the probes and `/metrics` too,
+    the latter guarded as the API of the web chat is."""
+    # Grants guard the agent routes; the guard then only keeps /metrics to the token or to loopback.
+    guard = (
+        Middleware(AccessGuard, token=token_from_env(), hosts=allowed_hosts)
+        if metrics is not None
+        else Middleware(AccessGuard, token=None, insecure=True)
+    )
     app = Starlette(
-        routes=agent_api.ROUTES,
-        middleware=[Middleware(AccessGuard, token=None, insecure=True)],
+        routes=[*agent_api.ROUTES, *(probes.ROUTES if metrics is not None else ())],
+        middleware=[guard],
         exception_handlers={
             ApiError: api_error,
             HTTPException: http_error,
@@ -90,4 +103,7 @@ def create_agent_app(agent_cli: AgentCli) -> Starlette:
         },
     )
     app.state.agent_cli = agent_cli
+    app.state.store = None
+    app.state.metrics = metrics
+    app.state.readiness = readiness or probes.Readiness()
     return app

@@ -24,12 +24,14 @@ Check = Callable[[], str | None]  # why something is not ready, or None
 
 @dataclass
 class Readiness:
-    """The checks of `/readyz` beside the room store's: `serve` adds its runtime's once it exists."""
+    """The checks of `/readyz` (with embedded rooms, beside the room store's): the transport's, and the
+    runtime's once it exists."""
 
     checks: list[Check] = field(default_factory=list)
 
-    def problem(self, store: RoomStore) -> str | None:
-        for check in (*self.checks, store.write_problem):
+    def problem(self, store: RoomStore | None) -> str | None:
+        checks = [*self.checks, *([store.write_problem] if store is not None else [])]
+        for check in checks:
             problem = check()
             if problem is not None:
                 return problem
