@@ -41,6 +41,7 @@ class ServeProcess:
     port: int = field(default_factory=free_port)
     web: bool = True  # embedded rooms and the web chat; False: Matrix, with no web chat
     args: tuple[str, ...] = ()  # more options of `serve`, e.g. ("--agents", "helper")
+    program: str = MINIROOM  # the `miniroom` script to run (another install's, e.g. a wheel's venv)
     process: subprocess.Popen[str] | None = None
 
     @property
@@ -55,7 +56,7 @@ class ServeProcess:
         starts = self.output().count(SERVING) + 1
         with self.log.open("a", encoding="utf-8") as stderr:
             self.process = subprocess.Popen(
-                [MINIROOM, "serve", "--config", str(self.config), "--port", str(self.port), *self.args],
+                [self.program, "serve", "--config", str(self.config), "--port", str(self.port), *self.args],
                 cwd=self.config.parent,
                 env=self.env,
                 stdin=subprocess.DEVNULL,

@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from miniroom.config.config_yaml import LlmJudgment, RoomsConfig, TypesafeJudgment
 from miniroom.rooms.judge_context import participation_request
@@ -17,6 +18,7 @@ from miniroom.rooms.policy import AgentPolicy, RoomPolicy
 from miniroom.rooms.runtime.dispatcher import judge_env
 from miniroom.rooms.runtime.judges import Judges, judgment_problems
 from miniroom.rooms.runtime.logs import log_judgment
+from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.slots import JudgmentSlots
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
@@ -36,7 +38,12 @@ REQUEST = participation_request(THREAD, HELPER, POLICY, "Reply when you can help
 AGENTS = [f"agent{n}" for n in range(10)]
 
 
-def judges_for(provider: ScriptedProvider, env: dict[str, str], api: str = "anthropic-messages") -> Judges:
+def judges_for(
+    provider: ScriptedProvider,
+    env: dict[str, str],
+    api: str = "anthropic-messages",
+    metrics: RoomMetrics | None = None,
+) -> Judges:
     model = scripted_model(provider)
     if api == "openai-completions":
         model["variables"] = [
@@ -49,7 +56,7 @@ def judges_for(provider: ScriptedProvider, env: dict[str, str], api: str = "anth
             "agents": {name: {"model": "fast"} for name in ["helper", *AGENTS]},
         }
     )
-    return Judges(config, env, JudgmentSlots())
+    return Judges(config, env, JudgmentSlots(), metrics)
 
 
 @pytest.fixture
@@ -98,6 +105,23 @@ async def test_the_llm_judge_answers_yes_or_no_and_anything_else_fails(
     assert "Reply when you can help." in sent
     assert "what about the tests?" in sent
     assert "example.org" not in sent, "Matrix identities are replaced by aliases"
+
+
+async def test_each_judgment_is_counted_by_outcome_with_its_latency(
+    provider: ScriptedProvider, env: dict[str, str]
+) -> None:
+    metrics = RoomMetrics()
+    judges = judges_for(provider, env, metrics=metrics)
+    provider.script(Reply(text="yes"), Reply(text="I would reply, since Bob asked."))
+    outcomes = [await judges.ask("helper", Backend.LLM, LLM, REQUEST) for _ in range(2)]
+    families = {f.name: f for f in text_string_to_metric_families(metrics.exposition())}
+    counted = {s.labels["outcome"]: s.value for s in families["miniroom_judgments"].samples}
+    assert counted == {"yes": 1, "malformed_output": 1}
+    latency = {s.name: s.value for s in families["miniroom_judgment_seconds"].samples if "le" not in s.labels}
+    assert latency["miniroom_judgment_seconds_count"] == 2
+    assert latency["miniroom_judgment_seconds_sum"] == pytest.approx(sum(o.seconds for o in outcomes))
+    infinite = [s for s in families["miniroom_judgment_seconds"].samples if s.labels.get("le") == "+Inf"]
+    assert [(s.labels["backend"], s.value) for s in infinite] == [("llm", 2)]
 
 
 async def test_an_llm_judge_slower_than_its_timeout_fails(

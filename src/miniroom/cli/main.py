@@ -56,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     show = session_commands.add_parser("show", help="a session's messages and totals")
     show.add_argument("session_id", metavar="ID")
 
+    init = commands.add_parser(
+        "init", help="write a config.yaml (one agent, a lobby room) and .miniroom/ defaults to start from"
+    )
+    init.add_argument("dir", nargs="?", metavar="DIR", help="the project folder (default: the current one)")
+
     serve = commands.add_parser("serve", help="agents answer in chat rooms (embedded or Matrix)")
     serve.add_argument(
         "--config", metavar="FILE", help="config.yaml (default: $MINIROOM_CONFIG or ./config.yaml)"
@@ -126,6 +131,7 @@ COMMANDS = {
     "run": ("miniroom.cli.run", "run_command"),
     "chat": ("miniroom.cli.chat", "chat_command"),
     "sessions": ("miniroom.cli.sessions", "sessions_command"),
+    "init": ("miniroom.cli.init", "init_command"),
     "serve": ("miniroom.cli.serve", "serve_command"),
     "config": ("miniroom.cli.settings", "config_check_command"),
     "mcp": ("miniroom.cli.mcp_list", "mcp_list_command"),

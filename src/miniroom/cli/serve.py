@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from miniroom.agent.config_yaml_check import load_checked_config
 from miniroom.cli.common import fail
 from miniroom.cli.config_watch import watch_config
+from miniroom.cli.init import missing_config
 from miniroom.cli.instance_lock import only_instance
 from miniroom.cli.process import STOP_SIGNALS
 from miniroom.cli.serve_api import Listener, agent_cli, api_listener, gateway_listener, is_locked, listen
@@ -26,13 +27,13 @@ from miniroom.config.paths import config_path, data_dir_for
 from miniroom.minimal.service import AgentCli
 from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.runtime.agents import model_problems, profile_problems
+from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.transport import RoomTransport
 from miniroom.tools.environment import make_non_dumpable
 from miniroom.web.project import ensure_fetch_file
 
 if TYPE_CHECKING:
-    pass
-
+    from miniroom.server.probes import Readiness
     from miniroom.server.project import Project
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ class Backend:
     before_apply: Callable[[RoomsConfig], None] = lambda config: None  # what a new config.yaml changes here
     # Given the runtime once it exists: the web chat's OpenAI-compatible door runs turns with its agents.
     runtime_ready: Callable[[RoomRuntime], None] = lambda runtime: None
+    readiness: Readiness | None = None  # what /readyz asks, told of the runtime once it exists
 
 
 @dataclass(frozen=True)
@@ -124,17 +126,30 @@ def warn_if_open(web: WebOptions, token_variable: str, env: Mapping[str, str]) -
 
 
 def create_backend(
-    config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Mapping[str, str], cli: AgentCli | None
+    config: RoomsConfig,
+    paths: ServePaths,
+    web: WebOptions,
+    env: Mapping[str, str],
+    cli: AgentCli | None,
+    metrics: RoomMetrics,
 ) -> Backend:
     """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used."""
     extra = [gateway] if cli is not None and (gateway := gateway_listener(cli, os.environ, web.host)) else []
     if config.matrix is not None:
+        from miniroom.server.probes import Readiness
         from miniroom.transports.matrix import MatrixTransport
 
-        api = [api_listener(cli, web.host, web.port, what="agent API", option="--port")] if cli else []
-        return Backend(MatrixTransport(config.matrix, paths.data_dir), [*api, *extra])
+        matrix = MatrixTransport(config.matrix, paths.data_dir)
+        probes = (metrics, Readiness([matrix.connection_problem]))
+        api = (
+            [api_listener(cli, web.host, web.port, what="agent API", option="--port", probes=probes)]
+            if cli
+            else []
+        )
+        return Backend(matrix, [*api, *extra], readiness=probes[1])
     from miniroom.server import DEFAULT_HOSTS, build_server, create_app
     from miniroom.server.openai_turns import ClientTurns
+    from miniroom.server.probes import Readiness
     from miniroom.server.project import Project
     from miniroom.server.settings_files import ProjectFiles
     from miniroom.transports.embedded.store import RoomStore
@@ -145,12 +160,15 @@ def create_backend(
     store = RoomStore.open(paths.data_dir)
     files = ProjectFiles(paths.project_dir, paths.config)
     project = Project(files, paths.data_dir, env, config)
+    readiness = Readiness()
     app = create_app(
         store,
         allowed_hosts=(*DEFAULT_HOSTS, host),
         insecure=web.insecure,
         agent_cli=cli,
         project=project,
+        metrics=metrics,
+        readiness=readiness,
     )
     url = web_url(host, port)
     chat = Listener(build_server(app, host=host, port=port), listening, f"miniroom: web chat at {url}")
@@ -168,6 +186,7 @@ def create_backend(
         [chat, *extra],
         close,
         project,
+        readiness=readiness,
         runtime_ready=ready,
         before_apply=lambda changed: transport.name_rooms(room_names(changed)),
     )
@@ -236,7 +255,8 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
         if web.api
         else None
     )
-    backend = create_backend(config, paths, web, env, cli)
+    metrics = RoomMetrics()
+    backend = create_backend(config, paths, web, env, cli, metrics)
     try:
         runtime = RoomRuntime(
             config,
@@ -246,7 +266,10 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
             project_dir=paths.project_dir,
             cli=cli,
             hosted=paths.hosted,
+            metrics=metrics,
         )
+        if backend.readiness is not None:
+            backend.readiness.checks.append(runtime.not_ready)
 
         async def apply(changed: RoomsConfig) -> str:
             backend.before_apply(changed)
@@ -288,6 +311,8 @@ def serve_command(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     env = os.environ
     path = config_path(args.config, env)
+    if not path.exists():
+        return fail(missing_config(path))
     config = load_checked_config(path)
     profile_errors, profile_warnings = profile_problems(config, env, path.resolve().parent)
     if profile_errors:

@@ -26,6 +26,9 @@ from miniroom.web.listeners import add_own_listener
 if TYPE_CHECKING:
     import uvicorn
 
+    from miniroom.rooms.runtime.metrics import RoomMetrics
+    from miniroom.server.probes import Readiness
+
 log = logging.getLogger(__name__)
 LOCK_VARIABLES = ("MINIROOM_API_TOKEN", "MINIROOM_API_KEY")
 
@@ -81,13 +84,27 @@ def agent_cli(
     return AgentCli(ReceiptStore(data_dir / RECEIPTS_FILE), address, deployment_problems=problems)
 
 
-def api_listener(service: AgentCli, host: str, port: int, *, what: str, option: str) -> Listener:
-    """The `miniroom-agent` routes alone on (host, port)."""
+def api_listener(
+    service: AgentCli,
+    host: str,
+    port: int,
+    *,
+    what: str,
+    option: str,
+    probes: tuple[RoomMetrics, Readiness] | None = None,
+) -> Listener:
+    """The `miniroom-agent` routes alone on (host, port), with `probes` the health, readiness and metrics
+    routes too."""
+    from miniroom.server import DEFAULT_HOSTS
     from miniroom.server.app import create_agent_app
     from miniroom.server.serve import build_server
 
     listening = listen(host, port, option)
-    server = build_server(create_agent_app(service), host=host, port=port, handle_signals=False)
+    metrics, readiness = probes if probes is not None else (None, None)
+    app = create_agent_app(
+        service, metrics=metrics, readiness=readiness, allowed_hosts=(*DEFAULT_HOSTS, host)
+    )
+    server = build_server(app, host=host, port=port, handle_signals=False)
     shown = f"[{host}]" if ":" in host else host
     return Listener(server, listening, f"miniroom: {what} at http://{shown}:{port}/")
 

@@ -23,7 +23,13 @@ from miniroom.llm.messages import (
     UserMessage,
 )
 from miniroom.llm.model import DEFAULT_THINKING_LEVEL, THINKING_LEVELS, Model, ThinkingLevel
-from miniroom.llm.model_name import NAME_EXAMPLE, MissingApiKeyError, ModelConfigError, parse_model_name
+from miniroom.llm.model_name import (
+    DEFAULT_MODEL_NAME,
+    NAME_EXAMPLE,
+    MissingApiKeyError,
+    ModelConfigError,
+    parse_model_name,
+)
 from miniroom.llm.models_json import MODELS_JSON, check_models_file, env_value
 from miniroom.llm.provider_modes import native_tools
 from miniroom.llm.providers import TEMPLATES
@@ -39,6 +45,7 @@ from miniroom.llm.stream import RequestOptions, stream_response
 from miniroom.llm.wire import INVALID_ARGUMENTS_KEY, INVALID_REASON_KEY, MAX_ARGUMENT_DEPTH, nests_deeper
 
 __all__ = [
+    "DEFAULT_MODEL_NAME",
     "DEFAULT_THINKING_LEVEL",
     "INVALID_ARGUMENTS_KEY",
     "INVALID_REASON_KEY",

@@ -11,11 +11,13 @@ from starlette.requests import ClientDisconnect
 
 from miniroom.minimal.errors import OperationError
 from miniroom.minimal.service import AgentCli
+from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.server import (
     agent_api,
     api,
     openai_api,
     page,
+    probes,
     services_api,
     session_api,
     settings_api,
@@ -38,16 +40,19 @@ def create_app(
     insecure: bool = False,
     agent_cli: AgentCli | None = None,
     project: Project | None = None,
+    metrics: RoomMetrics | None = None,
+    readiness: probes.Readiness | None = None,
 ) -> Starlette:
     """The app serving `store` to requests for `allowed_hosts` (the Host header's name, without port);
     `api_token` (default: MINIROOM_API_TOKEN) protects the API when set. Without a token only loopback
     clients are served, unless `insecure` opens the API to every client. With `agent_cli` it also serves
     the `miniroom-agent` routes; `project` (the one `miniroom serve` serves) gives the settings pages their
-    files."""
+    files. `/metrics` shows `metrics`; `/readyz` asks `readiness` and the store."""
     token = api_token or token_from_env()
     app = Starlette(
         routes=[
             *page.ROUTES,
+            *probes.ROUTES,
             *api.ROUTES,
             *settings_api.ROUTES,
             *services_api.ROUTES,
@@ -75,15 +80,30 @@ def create_app(
     app.state.agent_cli = agent_cli
     app.state.project = project
     app.state.client_turns = None  # the `/v1` door's turns, once the room runtime serves (`ClientTurns`)
+    app.state.metrics = metrics or RoomMetrics()
+    app.state.readiness = readiness or probes.Readiness()
     return app
 
 
-def create_agent_app(agent_cli: AgentCli) -> Starlette:
+def create_agent_app(
+    agent_cli: AgentCli,
+    *,
+    metrics: RoomMetrics | None = None,
+    readiness: probes.Readiness | None = None,
+    allowed_hosts: Collection[str] = DEFAULT_HOSTS,
+) -> Starlette:
     """Only the `miniroom-agent` routes: the API of `miniroom run` and `chat`, of `serve` on Matrix, and the
-    isolated script gateway's listener."""
+    isolated script gateway's listener. With `metrics` (`serve` on Matrix) the probes and `/metrics` too,
+    the latter guarded as the API of the web chat is."""
+    # Grants guard the agent routes; the guard then only keeps /metrics to the token or to loopback.
+    guard = (
+        Middleware(AccessGuard, token=token_from_env(), hosts=allowed_hosts)
+        if metrics is not None
+        else Middleware(AccessGuard, token=None, insecure=True)
+    )
     app = Starlette(
-        routes=agent_api.ROUTES,
-        middleware=[Middleware(AccessGuard, token=None, insecure=True)],
+        routes=[*agent_api.ROUTES, *(probes.ROUTES if metrics is not None else ())],
+        middleware=[guard],
         exception_handlers={
             ApiError: api_error,
             HTTPException: http_error,
@@ -92,4 +112,7 @@ def create_agent_app(agent_cli: AgentCli) -> Starlette:
         },
     )
     app.state.agent_cli = agent_cli
+    app.state.store = None
+    app.state.metrics = metrics
+    app.state.readiness = readiness or probes.Readiness()
     return app

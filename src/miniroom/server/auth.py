@@ -1,5 +1,6 @@
 """Who may use the app: requests to its own host names; with MINIROOM_API_TOKEN set, bearers of that token,
-without it loopback clients only; writes only from its own page (or from clients that are not web pages)."""
+without it loopback clients only; writes only from its own page (or from clients that are not web pages).
+The health and readiness probes answer anyone; `/metrics` takes the token as the API does."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from miniroom.server.errors import error_response
 from miniroom.server.openai_shapes import refusal_body
+from miniroom.server.probes import METRICS_PATH, PROBE_PATHS
 from miniroom.server.site import (
     DEFAULT_HOSTS,
+    SAFE_METHODS,
     Refusal,
     content_type_refusal,
     host_names,
@@ -75,6 +78,8 @@ class AccessGuard:
         method: str = scope["method"]
         if str(scope["path"]).startswith(GRANT_PATHS):
             return content_type_refusal(method, headers.get("content-type"))
+        if scope["path"] in PROBE_PATHS and method in SAFE_METHODS:
+            return None  # a probe reaches the pod by its address, not by a host name of ours
         checks = (
             host_refusal(host, self._hosts),
             self._client_refusal(scope),
@@ -93,7 +98,7 @@ class AccessGuard:
                 403, "M_FORBIDDEN", f"only local clients are served; set {TOKEN_VARIABLE} to allow others"
             )
         path: str = scope["path"]
-        if not path.startswith(TOKEN_PATHS):
+        if not path.startswith(TOKEN_PATHS) and path != METRICS_PATH:
             return None
         offered = _offered_token(scope, query_allowed=path in _QUERY_TOKEN_PATHS)
         # compare_digest takes the same time wherever the first differing byte is.

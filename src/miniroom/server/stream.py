@@ -6,14 +6,16 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
+from miniroom.config.metrics import Gauge
 from miniroom.server.api import room_of, store_of
 from miniroom.server.inputs import query_int, whole_number
+from miniroom.server.probes import metrics_of
 from miniroom.transports.embedded import RoomStore
 
 _KEEPALIVE_SECONDS = 15.0
@@ -29,7 +31,7 @@ async def stream_events(request: Request) -> StreamingResponse:
     if position is None:
         position = await asyncio.to_thread(store.latest_position)
     return StreamingResponse(
-        _sse(store, position, room_id),
+        _counted(_sse(store, position, room_id), metrics_of(request).event_streams),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
@@ -42,7 +44,18 @@ def _resume_position(request: Request) -> int | None:
     return whole_number(last_id, "Last-Event-ID (a stream position)")
 
 
-async def _sse(store: RoomStore, position: int, room_id: str | None) -> AsyncIterator[str]:
+async def _counted(stream: AsyncGenerator[str, None], gauge: Gauge) -> AsyncIterator[str]:
+    """`stream`, counted in `gauge` while it is open."""
+    gauge.add(1)
+    try:
+        async with contextlib.aclosing(stream) as open_stream:
+            async for chunk in open_stream:
+                yield chunk
+    finally:
+        gauge.add(-1)
+
+
+async def _sse(store: RoomStore, position: int, room_id: str | None) -> AsyncGenerator[str, None]:
     yield f"retry: {_RETRY_MS}\n\n"
     quiet_since = time.monotonic()
     async with contextlib.aclosing(store.follow(position)) as stored:

@@ -23,6 +23,7 @@ from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.judges import Judges, Judgment, ParticipationJudges, judgment_problems
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
 from miniroom.rooms.runtime.messages import MessageHandler
+from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.modes import AgentModes
 from miniroom.rooms.runtime.participation import ParticipationQueue, Sleep
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
@@ -57,13 +58,15 @@ class RoomRuntime:
         debounce_sleep: Sleep = asyncio.sleep,
         cli: CliAccess | None = None,
         hosted: Collection[str] | None = None,
+        metrics: RoomMetrics | None = None,
     ) -> None:
         """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
         and the `.env` with TYPESAFE_API_KEY (default: the data folder's parent, where `miniroom_data/`
         usually sits beside config.yaml); `judgment` decides for agents asked to judge a message (default:
         each agent's participation settings); `debounce_sleep` is the participation debounce's clock; `cli`
         gives the agents' shells `miniroom-agent` (default: none, and no minimal mode); `hosted`: the agents
-        and teams this instance answers as, when others share the homeserver (default: every one)."""
+        and teams this instance answers as, when others share the homeserver (default: every one);
+        `metrics` counts the work for `GET /metrics`."""
         self.config, self.transport, self.data_dir = config, transport, data_dir
         env = os.environ if env is None else env
         project_dir = project_dir or data_dir.parent
@@ -72,7 +75,8 @@ class RoomRuntime:
         self.facts = RoomFacts(config, transport, ThreadModeStore(tracking), hosted)
         self.factory = factory = AgentFactory(config, data_dir, env, project_dir)
         slots = JudgmentSlots()  # every judgment of the process, the router's included
-        judges = self.judges = Judges(config, judge_env(env, project_dir), slots)
+        self.metrics = metrics = metrics or RoomMetrics()
+        judges = self.judges = Judges(config, judge_env(env, project_dir), slots, metrics)
         modes = AgentModes(AgentModeStore(tracking), factory, cli)
         runner = TurnRunner(
             transport,
@@ -82,11 +86,13 @@ class RoomRuntime:
             edit_interval=edit_interval,
             mid_turn=MidTurn(judges, transport, self.facts),
             modes=modes,
+            metrics=metrics,
         )
         prompts = TurnPrompts(self.facts, self.ledger)
         self.turns = TurnScheduler(
             self.ledger, runner, self.facts.agent_name, self._after_turn, prompts.prompt
         )
+        metrics.turns_waiting.read = self.queue.waiting
         context = HandlerContext(transport, self.facts, self.ledger, self.turns, modes)
         judgment = judgment or ParticipationJudges(judges, transport, self.facts)
         self.participation = ParticipationQueue(context, judgment, debounce_sleep)
@@ -94,6 +100,7 @@ class RoomRuntime:
         self.messages = MessageHandler(context, self.router, self.participation)
         self.edits = EditHandler(context)
         self.commands = CommandHandler(context)
+        self.started = False
 
     @property
     def queue(self) -> TurnQueue:
@@ -107,6 +114,15 @@ class RoomRuntime:
         self.turns.resume(self.facts.hosted_responders)
         for raw in self.ledger.pending_events():  # what a stop cut short; anything answered is skipped
             await self._handle_safely(raw)
+        self.started = True
+
+    def not_ready(self) -> str | None:
+        """Why the runtime cannot take messages now (None: it can), for a readiness probe."""
+        if self.turns.stopping:
+            return "miniroom is stopping"
+        if not self.started:
+            return "the agents are still joining their rooms"
+        return None
 
     async def apply_config(self, config: RoomsConfig) -> str:
         """Serve `config` from now on, without a restart: added agents and teams join their rooms and removed

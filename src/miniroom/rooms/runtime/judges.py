@@ -31,6 +31,7 @@ from miniroom.rooms.judgment import (
 from miniroom.rooms.runtime.agents import model_choice
 from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.logs import log_judgment, log_participation_skip
+from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.model_call import alias_model, ask_model
 from miniroom.rooms.runtime.slots import JudgmentSlots
 from miniroom.rooms.runtime.typesafe import KEY_VARIABLE, TypesafeClient
@@ -61,8 +62,15 @@ class NoJudgment:
 class Judges:
     """Asks the backends for any agent; `env` holds provider keys and TYPESAFE_* (with the `.env`)."""
 
-    def __init__(self, config: RoomsConfig, env: Mapping[str, str], slots: JudgmentSlots) -> None:
+    def __init__(
+        self,
+        config: RoomsConfig,
+        env: Mapping[str, str],
+        slots: JudgmentSlots,
+        metrics: RoomMetrics | None = None,
+    ) -> None:
         self.config, self.env, self.slots = config, env, slots
+        self.metrics = metrics
         self.typesafe = TypesafeClient(env)
 
     def reply_model_name(self, agent: str) -> str:
@@ -75,7 +83,10 @@ class Judges:
         """One judgment by `backend` (`judgment` configures it; None for the reply model)."""
         started = time.monotonic()
         outcome = await self._ask(agent, backend, judgment, request)
-        return replace(outcome, seconds=time.monotonic() - started, input_bytes=request.size)
+        outcome = replace(outcome, seconds=time.monotonic() - started, input_bytes=request.size)
+        if self.metrics is not None:
+            self.metrics.judged(agent, outcome)
+        return outcome
 
     async def _ask(
         self, agent: str, backend: Backend, judgment: JudgmentConfig | None, request: JudgeRequest

@@ -13,6 +13,7 @@ from miniroom.rooms.content import TurnState
 from miniroom.rooms.mid_turn import Queued
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.logs import log_turn_ended, log_turn_started
+from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.turn_queue import TurnKey
 from miniroom.rooms.transport import Event
 
@@ -35,6 +36,7 @@ class RunningTurn:
     published: Callable[[], str] = lambda: ""
     checking: asyncio.Lock = field(default_factory=asyncio.Lock)
     make_hook: MakeHook | None = None  # each engine agent's check between tool batches
+    metrics: RoomMetrics | None = None
 
     def arrived(self, raws: Sequence[Event]) -> None:
         """Messages for this agent and conversation arrived mid-turn: queued, with the reply so far."""
@@ -57,22 +59,25 @@ class RunningTurn:
         self.agents.clear()
 
     def on_event(self, event: AgentEvent) -> None:
-        """The engine listener: keeps the turn's running usage totals."""
+        """The engine listener: keeps the turn's running usage totals, and counts its requests."""
         if isinstance(event, UsageReported):
             self.usage.add(event.request)
+        if self.metrics is not None:
+            self.metrics.on_event(self.turn.agent, event)
 
 
 class RunningTurns:
     """At most one running turn per agent and conversation (`TurnQueue` runs a key's turns in order)."""
 
-    def __init__(self) -> None:
+    def __init__(self, metrics: RoomMetrics | None = None) -> None:
         self._turns: dict[TurnKey, RunningTurn] = {}
+        self.metrics = metrics
 
     def get(self, key: TurnKey) -> RunningTurn | None:
         return self._turns.get(key)
 
     def begin(self, turn: Turn, make_hook: MakeHook | None = None) -> RunningTurn:
-        running = RunningTurn(turn, make_hook=make_hook)
+        running = RunningTurn(turn, make_hook=make_hook, metrics=self.metrics)
         self._turns[TurnKey.of(turn)] = running
         log_turn_started(turn)
         return running
@@ -82,3 +87,5 @@ class RunningTurns:
         if self._turns.get(key) is running:
             del self._turns[key]
         log_turn_ended(running.turn, outcome, time.monotonic() - running.started, running.usage)
+        if self.metrics is not None:
+            self.metrics.turn_ended(running.turn.agent, outcome)

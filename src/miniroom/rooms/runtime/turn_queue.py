@@ -53,6 +53,10 @@ class TurnQueue:
         """No turn running or queued anywhere."""
         return not self._workers
 
+    def waiting(self) -> int:
+        """How many turns wait behind a running one, in every conversation."""
+        return sum(len(turns) for turns in self._pending.values())
+
     def queued(self, key: TurnKey) -> tuple[Turn, ...]:
         """The turns of `key` waiting behind the running one, oldest first."""
         return tuple(self._pending.get(key, ()))

@@ -17,6 +17,7 @@ from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.child_threads import ChildThreads
 from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
+from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.modes import AgentModes, response_scope
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
@@ -52,15 +53,17 @@ class TurnRunner:
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
         mid_turn: MidTurn | None = None,
         modes: AgentModes | None = None,
+        metrics: RoomMetrics | None = None,
     ) -> None:
-        """`mid_turn` checks a turn's engine agents between tool batches (None: messages only wait)."""
+        """`mid_turn` checks a turn's engine agents between tool batches (None: messages only wait);
+        `metrics` counts the turns and their requests."""
         self.transport, self.factory, self.ledger = transport, factory, ledger
         self.mid_turn = mid_turn
         self.modes = modes  # `!mode` choices and the agents' access to miniroom-agent; None: neither
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
-        self.running = RunningTurns()
+        self.running = RunningTurns(metrics)
         self.teams = TeamTurns(factory, failure_reason)
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:

@@ -1,6 +1,7 @@
 // The usage page: tokens (input, output, cache) and cost by agent, model and day, from the agents' sessions,
-// failed attempts included.
+// failed attempts included; each dimension as bar charts above its table.
 import { api } from "./api.js";
+import { cacheShare, count, spendChart, tokenChart, tokenLegend } from "./charts.js";
 import { element } from "./dom.js";
 
 const COLUMNS = [
@@ -23,11 +24,10 @@ export function money(cost) {
 }
 
 function cell(key, value) {
-  return key === "cost" ? money(value) : Number(value || 0).toLocaleString("en-US");
+  return key === "cost" ? money(value) : count(value);
 }
 
 function table(rows, key, title) {
-  const wrap = element("section", `usage-group ${key}`);
   const grid = element("table", "usage-table");
   const head = element("tr");
   head.append(element("th", "", title), ...COLUMNS.map(([, label]) => element("th", "", label)));
@@ -37,7 +37,16 @@ function table(rows, key, title) {
     line.append(element("td", "", row[key]), ...COLUMNS.map(([column]) => element("td", column, cell(column, row[column]))));
     grid.append(line);
   }
-  wrap.append(element("h4", "", `By ${title.toLowerCase()}`), grid);
+  return grid;
+}
+
+// One dimension: its spend and its tokens as bars, then the table they are drawn from.
+function group(rows, key, title) {
+  const wrap = element("section", `usage-group ${key}`);
+  const per = title.toLowerCase();
+  const charts = element("div", "usage-charts");
+  charts.append(spendChart(rows, key, `Spend per ${per}`, money), tokenChart(rows, key, `Tokens per ${per}`));
+  wrap.append(element("h4", "", `By ${per}`), charts, table(rows, key, title));
   return wrap;
 }
 
@@ -50,8 +59,13 @@ export async function open(view) {
   }
   const note = "Every request of every agent's sessions, failed attempts included: each is paid.";
   view.body.append(element("p", "muted", note), total);
-  if (!report.total.requests) view.body.append(element("p", "muted", "No requests yet."));
+  if (!report.total.requests) {
+    view.body.append(element("p", "muted", "No requests yet."));
+    return;
+  }
+  const cache = "Cache read: input the provider served from its prompt cache, billed at a fraction of the input price";
+  view.body.append(tokenLegend(), element("p", "muted usage-cache", `${cache}: ${cacheShare(report.total)}% of all input.`));
   for (const [list, key, title] of GROUPS) {
-    if (report[list].length) view.body.append(table(report[list], key, title));
+    if (report[list].length) view.body.append(group(report[list], key, title));
   }
 }

@@ -69,6 +69,21 @@ class RoomStore:
         with self._lock:
             self._connection.close()
 
+    def write_problem(self) -> str | None:
+        """Why a write would fail now (None: it would not), found by an empty write: the database file
+        gone, the disk read-only or full, the database closed or locked past the wait."""
+        if not self.path.exists():
+            return (
+                f"the room database {self.path} is gone (was the data folder moved or deleted?); "
+                "put it back, or restart `miniroom serve` to start a new one"
+            )
+        try:
+            with self._write():
+                pass
+        except sqlite3.Error as error:
+            return f"the room database {self.path} cannot be written: {error}"
+        return None
+
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         with self._lock:

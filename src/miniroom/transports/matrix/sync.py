@@ -62,15 +62,19 @@ class Syncer:
             sync_filter,
             poll_ms,
         )
+        self.failure: str | None = None  # why the last sync failed, until one succeeds
 
     async def sync(self, since: str | None) -> JSON:
         backoff = 1.0
         while True:
             try:
-                return await self._request(since)
+                reply = await self._request(since)
+                self.failure = None
+                return reply
             except MUnknownToken as exc:
                 raise refused(f"syncing {self.account.user_id}", exc) from None
             except (*UNREACHABLE, MatrixRequestError) as exc:
+                self.failure = f"the sync of {self.account.user_id} at {self.homeserver} failed ({exc})"
                 log.warning(
                     "sync of %s at %s failed (%s); retrying in %.0f s",
                     self.account.user_id,

@@ -127,6 +127,12 @@ class MatrixTransport:
             self._feed.save()
         await asyncio.gather(*(account.close() for account in self.accounts.values()))
 
+    def connection_problem(self) -> str | None:
+        """Why the homeserver is not being followed now (None: it is), for a readiness probe."""
+        if self._feed is None:
+            return f"not signed in to {self.config.homeserver} yet"
+        return self._feed.syncer.failure
+
     def agent_user_id(self, agent: str) -> str:
         return f"@{localpart(agent)}:{self.config.server_name}"
 
