@@ -165,7 +165,7 @@ function refresh(message) {
     }
     const usage = message.turn && message.turn.usage;
     view.querySelector(".spend").textContent = usage ? `$${(Number(usage.cost && usage.cost.total) || 0).toFixed(4)}` : "";
-    view.classList.toggle("edited", message.editedAt > 0);
+    view.classList.toggle("edited", message.edited);
     view.classList.toggle("streaming", message.streaming);
     view.classList.toggle("deleted", message.body === undefined);
     view.querySelector(".reactions").replaceChildren(...chips(message));
