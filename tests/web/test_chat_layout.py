@@ -61,6 +61,10 @@ async def test_a_phone_sized_page_folds_the_rooms_away_and_keeps_the_composer_wi
     await expect(page.locator("#room-name")).to_have_text("Hall")
 
     await page.get_by_role("button", name="Rooms").click()
+    await expect(page.locator("#room-list")).to_be_visible()
+    await page.mouse.click(350, 400)  # beside the list: it folds away, nothing under it is clicked
+    await expect(page.locator("#room-list")).to_be_hidden()
+    await page.get_by_role("button", name="Rooms").click()
     await page.locator(".room-link", has_text="Lobby").click()
     message = page.locator("#timeline .message", has_text="Ask me anything")
     await message.hover()
