@@ -11,6 +11,7 @@ import pytest
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.agent_runs import write_settings
+from tests.conftest import Workspace, clean_env
 from tests.mcp.conftest import stdio_entry, write_mcp
 from tests.minimal.support import bash, system_text, tool_output
 from tests.minimal.test_serve_e2e import answered, serve_process
@@ -56,3 +57,25 @@ def test_minimal_mode_reaches_the_mcp_servers_as_toolkits_under_the_deny_rules(
     assert "Denied by the rule" in output
     assert "mcp__probe__image" in output
     assert "image_rc=1" in output
+
+
+def test_a_standard_run_reaches_its_mcp_servers_through_the_cli_too(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    write_mcp(project, {"probe": stdio_entry()})
+    env = clean_env(tmp_path / "mini")
+    env.update(MODEL="scripted/test-model", MINI_API="anthropic-messages", MINI_BASE_URL=provider.url)
+    env["MINI_API_KEY"] = "sk-test-secret"
+    provider.script(
+        bash('miniroom-agent tools call mcp_probe echo \'{"text": "via the shell"}\'; echo rc=$?'),
+        Reply(text="done"),
+    )
+    result = Workspace(project, tmp_path / "mini", env).run("run", "--json", "echo it")
+    assert result.returncode == 0, result.stderr
+    first, second = (request.body for request in provider.requests)
+    assert "mcp__probe__echo" in [tool["name"] for tool in first["tools"]]  # still sent directly
+    output = tool_output(second)
+    assert "via the shell" in output
+    assert "rc=0" in output
