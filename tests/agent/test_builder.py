@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.options import AgentOptions
 from miniroom.agent.prompt import FORMS_PROMPT
 from miniroom.engine.session import Session
 from miniroom.tools import BUILTIN_TOOL_NAMES
@@ -34,9 +35,11 @@ def test_settings_come_from_project_dir_and_the_caller_narrows_tools_and_extends
         work,
         env,
         session,
-        project_dir=project,
-        extra_prompt="You answer in the lobby.",
-        tool_allowlist=["read", "bash", "ls"],
+        options=AgentOptions(
+            project_dir=project,
+            extra_prompt="You answer in the lobby.",
+            tool_allowlist=["read", "bash", "ls"],
+        ),
     )
     agent.session.close()
     # fetch (fetch.yml's) and the subagent tools join every root chat: no tool list filters them

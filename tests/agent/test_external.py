@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.options import AgentOptions
 from miniroom.agent.profile import ProfileError
 from miniroom.llm import ToolCall
 
@@ -32,7 +33,7 @@ async def test_a_subagent_gets_no_servers_and_runs_no_hook_commands_but_deny_rul
 ) -> None:
     env = project(tmp_path)
     parent = build_agent(None, tmp_path, env, SessionChoice())
-    child = build_agent(None, tmp_path, env, SessionChoice(), external_tools=False)
+    child = build_agent(None, tmp_path, env, SessionChoice(), options=AgentOptions(external_tools=False))
     assert len(parent.config.tool_sources) == 1
     assert child.config.tool_sources == []
     denied = await child.config.hooks.pre_tool(ToolCall("1", "bash", {"command": "rm -rf /"}))

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.engine.retry_policy import RetryPolicy, check_retry_file, load_retry_policy
+from miniroom.agent.retry import check_retry_file, load_retry_policy
+from miniroom.engine import RetryPolicy
 
 
 def write_retry(project: Path, text: str | bytes) -> Path:

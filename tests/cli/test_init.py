@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from miniroom.agent.config_yaml_check import load_checked_config
+from miniroom.agent.retry import load_retry_policy
 from miniroom.cli.init import ModelChoice, choose_model
-from miniroom.engine import load_retry_policy
 from tests.conftest import MINIROOM, clean_env
 
 FILES = ("config.yaml", ".miniroom/fetch.yml", ".miniroom/retry.yml")

@@ -13,9 +13,9 @@ from types import FrameType
 from miniroom.agent.config_yaml_check import load_checked_config, load_config
 from miniroom.agent.external import load_external
 from miniroom.agent.profile import ProfileError, check_profile_file, resolve_profile
+from miniroom.agent.retry import check_retry_file, load_retry_policy
 from miniroom.config.config_yaml import ConfigError
 from miniroom.config.problems import Problem
-from miniroom.engine.retry_policy import check_retry_file, load_retry_policy
 from miniroom.hooks.config import check_hooks_file
 from miniroom.llm.models_json import load_models_json
 from miniroom.llm.registry import ModelConfigError

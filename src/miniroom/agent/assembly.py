@@ -161,9 +161,7 @@ def agent_config(
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,
-        tool_settings=ToolSettings(
-            settings.read_max_lines, settings.parallel_bash_threads, settings.minimal_bash_timeout
-        ),
+        tool_settings=ToolSettings(settings.read_max_lines, settings.parallel_bash_threads),
         retry=retry,
         max_model_requests=settings.max_model_requests,
     )

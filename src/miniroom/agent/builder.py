@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,15 +17,16 @@ from miniroom.agent.assembly import (
     standard_tools,
     tool_filter,
 )
-from miniroom.agent.children import ChildBuilder
+from miniroom.agent.children import ChildBuilder, Inherited
 from miniroom.agent.external import ExternalSettings, load_external, mcp_servers, turn_hooks
-from miniroom.agent.minimal import CommandLine
 from miniroom.agent.modes import PromptFacts, prompt_and_tools, server_sources
+from miniroom.agent.options import NO_OPTIONS, AgentOptions
 from miniroom.agent.profile import (
     ProfileSettings,
     ResolvedProfile,
     resolve_profile,
 )
+from miniroom.agent.retry import load_retry_policy
 from miniroom.agent.session_settings import SETTINGS_ENTRY, frozen_settings, session_web
 from miniroom.agent.skills import discover_skills
 from miniroom.agent.subagents.manager import (
@@ -43,7 +44,6 @@ from miniroom.engine import (
     directory_for_cwd,
     find_session_path,
     latest_session_path,
-    load_retry_policy,
     session_id_of,
 )
 from miniroom.hooks.payloads import SessionFacts
@@ -117,25 +117,17 @@ def build_agent(
     env: Mapping[str, str],
     choice: SessionChoice,
     client: httpx.AsyncClient | None = None,
-    model_variables: Mapping[str, str] | None = None,
-    *,
-    project_dir: Path | None = None,
-    extra_prompt: str = "",
-    tool_allowlist: Collection[str] | None = None,
-    external_tools: bool = True,
-    command_line: CommandLine | None = None,
-    max_tool_calls_per_turn: int | None = None,
+    options: AgentOptions = NO_OPTIONS,
 ) -> Agent:
     """Resolve profile and model, open the session (recording changes) and assemble the agent.
 
-    `project_dir` holds the `.miniroom/` settings (default: `cwd`); `extra_prompt` ends the system prompt.
-    Without `external_tools` (a subagent) the agent gets no MCP servers and runs no hook commands; the deny
-    rules of hooks.yml still apply to it. With `command_line`, shell commands reach the agent's other tools
-    through `miniroom-agent`; in minimal mode that is all: a short prompt and one Bash tool.
+    With `options.command_line`, shell commands reach the agent's other tools through `miniroom-agent`; in
+    minimal mode that is all: a short prompt and one Bash tool.
     """
     agent_dir = agent_dir_from_env(env)
-    settings_dir = cwd if project_dir is None else project_dir
-    resolved, retry, external = _read_project(settings_dir, env, model_variables or {})
+    settings_dir = options.settings_dir(cwd)
+    variables = options.model_variables
+    resolved, retry, external = _read_project(settings_dir, env, variables)
     session = open_session(agent_dir, cwd, choice)
     web = session_web(session, load_catalogues(settings_dir))
     session, settings, retry = frozen_settings(
@@ -148,25 +140,22 @@ def build_agent(
     record_model(session, model, thinking)
     interrupted = session.repair_interrupted_tool_calls()
     skills = discover_skills(cwd, agent_dir)
-    enabled = tool_filter(settings, tool_allowlist)
-    children = ChildBuilder(
-        model,
-        thinking,
-        cwd,
-        settings_dir,
-        env,
-        model_variables or {},
+    enabled = tool_filter(settings, options.tool_allowlist)
+    inherited = Inherited(
         ResolvedProfile(_profile_name(session), settings, {}),
         retry,
-        tool_allowlist,
         external,
         dataclasses.replace(web, warnings=()),  # logged once, here
     )
-    tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env, web)
+    children = ChildBuilder(model, thinking, cwd, env, options, inherited)
+    tools = standard_tools(skills, enabled, settings_dir, variables, env, web)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
-    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, extra_prompt, tool_allowlist)
-    use_servers = external_tools and bool(external.servers)
-    servers = mcp_servers(external, cwd, model_variables or {}, env, enabled) if use_servers else None
+    facts = PromptFacts(
+        cwd, agent_dir, settings, skills, enabled, options.extra_prompt, options.tool_allowlist
+    )
+    use_servers = options.external_tools and bool(external.servers)
+    servers = mcp_servers(external, cwd, variables, env, enabled) if use_servers else None
+    command_line = options.command_line
     prompt, sent, offer = prompt_and_tools(facts, tools, command_line, servers)
     minimal = command_line is not None and command_line.minimal
     # minimal mode sends the model no schema but the Bash tool's: MCP tools are reached through the CLI
@@ -174,8 +163,8 @@ def build_agent(
     config = dataclasses.replace(
         agent_config(model, prompt, sent, cwd, settings, thinking, session, retry),
         tool_sources=[] if minimal else server_sources(servers),
-        hooks=turn_hooks(external, session_facts, settings_dir, commands=external_tools),
-        max_tool_calls_per_turn=max_tool_calls_per_turn,
+        hooks=turn_hooks(external, session_facts, settings_dir, commands=options.external_tools),
+        max_tool_calls_per_turn=options.max_tool_calls_per_turn,
         command_line=offer,
     )
     return Agent(config, session, client)

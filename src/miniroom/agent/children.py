@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from miniroom.agent.assembly import (
 from miniroom.agent.external import ExternalSettings, turn_hooks
 from miniroom.agent.minimal import DEFAULT_IDENTITY, CommandLine, require_shell, shell_problems
 from miniroom.agent.modes import PromptFacts, prompt_and_tools
+from miniroom.agent.options import AgentOptions
 from miniroom.agent.profile import (
     PROFILE_FILE,
     ProfileError,
@@ -49,6 +50,16 @@ MINIMAL_IDENTITY = f"{DEFAULT_IDENTITY} {SUBAGENT_PROMPT}"
 
 
 @dataclass(frozen=True)
+class Inherited:
+    """What a root agent's subagents take from its session: its settings, as the session froze them."""
+
+    profile: ResolvedProfile
+    retry: RetryPolicy
+    external: ExternalSettings
+    web: WebCatalogues  # the root's fetch and search lists, as its session keeps them
+
+
+@dataclass(frozen=True)
 class ChildBuilder:
     """Builds a root agent's subagents: its model, folder and settings (or another profile of its project),
     without skills and without the subagent tools, each on a new session that names its parent."""
@@ -56,21 +67,20 @@ class ChildBuilder:
     model: Model
     thinking: ThinkingLevel
     cwd: Path
-    settings_dir: Path
     env: Mapping[str, str]
-    model_variables: Mapping[str, str]
-    profile: ResolvedProfile  # the root's settings, as its session froze them
-    retry: RetryPolicy
-    tool_allowlist: Collection[str] | None
-    external: ExternalSettings
-    web: WebCatalogues  # the root's fetch and search lists, as its session keeps them
+    options: AgentOptions  # the root's: its project, model variables and tool list
+    root: Inherited
+
+    @property
+    def settings_dir(self) -> Path:
+        return self.options.settings_dir(self.cwd)
 
     def check(self, profile: str | None, *, minimal: bool = False) -> None:
         if profile is not None:
             self._check_name(profile)
         if minimal:
             settings = self._resolved(profile).settings
-            require_shell(shell_problems(settings, self.tool_allowlist, "the tool list"))
+            require_shell(shell_problems(settings, self.options.tool_allowlist, "the tool list"))
 
     def _check_name(self, profile: str) -> None:
         names = profile_names(self.settings_dir)
@@ -83,8 +93,8 @@ class ChildBuilder:
 
     def _resolved(self, profile: str | None) -> ResolvedProfile:
         if profile is None:
-            return self.profile
-        variables = {**self.model_variables, "AGENT_BACKEND": f"mini:{profile.strip().lower()}"}
+            return self.root.profile
+        variables = {**self.options.model_variables, "AGENT_BACKEND": f"mini:{profile.strip().lower()}"}
         return resolve_profile(self.settings_dir, self.env, variables)
 
     def build(self, spec: ChildSpec) -> Agent:
@@ -95,17 +105,17 @@ class ChildBuilder:
             directory_for_cwd(agent_dir, self.cwd), self.cwd, header={**link, "description": spec.description}
         )
         session, settings, retry = frozen_settings(
-            session, self._resolved(spec.profile), self.retry, web=self.web
+            session, self._resolved(spec.profile), self.root.retry, web=self.root.web
         )
         thinking = settings.thinking_level or self.thinking
         record_model(session, self.model, thinking)
-        enabled = tool_filter(settings, self.tool_allowlist)
+        enabled = tool_filter(settings, self.options.tool_allowlist)
         without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
         tools = standard_tools(
-            [], without_skills, self.settings_dir, self.model_variables, self.env, self.web
+            [], without_skills, self.settings_dir, self.options.model_variables, self.env, self.root.web
         )
         parts = PromptFacts(
-            self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.tool_allowlist
+            self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.options.tool_allowlist
         )
         command_line = CommandLine(minimal=True, identity=MINIMAL_IDENTITY) if spec.minimal else None
         prompt, sent, offer = prompt_and_tools(parts, tools, command_line)
@@ -113,5 +123,5 @@ class ChildBuilder:
         config.command_line = offer
         # a subagent runs no hook commands and has no MCP servers; the deny rules still hold for it
         facts = SessionFacts(session.id, session.path, self.cwd, self.model.ref)
-        hooks = turn_hooks(self.external, facts, self.settings_dir, commands=False)
+        hooks = turn_hooks(self.root.external, facts, self.settings_dir, commands=False)
         return Agent(dataclasses.replace(config, hooks=hooks), session)

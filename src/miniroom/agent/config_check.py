@@ -15,8 +15,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 from miniroom.agent.profile import check_profile_file
+from miniroom.agent.retry import check_retry_file
 from miniroom.config.problems import Problem, Validator
-from miniroom.engine import check_retry_file
 from miniroom.hooks.config import check_hooks_file
 from miniroom.hooks.files import HOOKS_FILE
 from miniroom.mcp.config import check_mcp_file

@@ -79,7 +79,8 @@ def prompt_and_tools(
     prompt = minimal_prompt(
         command_line, cwd, names, toolkit_names(offer.tools) + mcp, settings.minimal_bash_timeout
     )
-    return prompt, [DeclaredTool("miniroom.tools.minimal_bash:MinimalBashTool")], offer
+    bash = DeclaredTool("miniroom.tools.minimal_bash:MinimalBashTool", settings.minimal_bash_timeout)
+    return prompt, [bash], offer
 
 
 def server_sources(servers: McpTools | None) -> list[ToolSource]:

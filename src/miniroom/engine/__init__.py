@@ -34,7 +34,7 @@ from miniroom.engine.hooks import (
 )
 from miniroom.engine.inbox import Hold, TurnInbox
 from miniroom.engine.notices import retry_line
-from miniroom.engine.retry_policy import RETRY_FILE, RetryPolicy, check_retry_file, load_retry_policy
+from miniroom.engine.retry_policy import RetryPolicy
 from miniroom.engine.session import (
     CUSTOM_ENTRY,
     INTERRUPTED_TOOL_TEXT,
@@ -76,7 +76,6 @@ __all__ = [
     "NO_HOOKS",
     "PARENT_CALL_KEY",
     "PASS",
-    "RETRY_FILE",
     "Agent",
     "AgentConfig",
     "AgentEvent",
@@ -116,7 +115,6 @@ __all__ = [
     "UntimedTool",
     "UsageReported",
     "assistant_messages",
-    "check_retry_file",
     "child_session_paths",
     "child_sessions",
     "directory_for_cwd",
@@ -124,7 +122,6 @@ __all__ = [
     "find_session_path",
     "latest_session_path",
     "list_sessions",
-    "load_retry_policy",
     "retry_line",
     "run_hooked",
     "run_tool_call",

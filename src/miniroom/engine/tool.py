@@ -68,7 +68,6 @@ class ToolSettings:
 
     read_max_lines: int = 500  # readMaxLines: the most lines one read returns
     parallel_bash_threads: int = 5  # parallelBashThreads: commands parallel_bash runs at once
-    minimal_bash_timeout: int = 120  # minimalBashTimeout: seconds a minimal-mode bash command runs
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from pydantic.alias_generators import to_camel
 
 from miniroom.agent.profile import PROFILE_NAME, ProfileSettings
 from miniroom.agent.prompt import BASE_PROMPT
-from miniroom.engine import RETRY_FILE, RetryPolicy
+from miniroom.agent.retry import RETRY_FILE
+from miniroom.engine import RetryPolicy
 from miniroom.llm import THINKING_LEVELS
 from miniroom.tools import BUILTIN_TOOL_NAMES, TOOL_REQUIRES
 

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from miniroom.engine import ToolContext
 from miniroom.tools.bash import BashParams, BashTool
+from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.shell import CommandText, TimeoutSeconds
 
 
@@ -22,5 +23,9 @@ class MinimalBashTool(BashTool):
     )
     params_model = MinimalBashParams
 
+    def __init__(self, default_timeout: int, output: OutputFolder | None = None) -> None:
+        super().__init__(output)
+        self._default_timeout = default_timeout  # the profile's minimalBashTimeout
+
     def default_timeout(self, ctx: ToolContext) -> int | None:
-        return ctx.settings.minimal_bash_timeout
+        return self._default_timeout

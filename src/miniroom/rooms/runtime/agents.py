@@ -9,6 +9,7 @@ from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.minimal import CommandLine, shell_problems
+from miniroom.agent.options import AgentOptions
 from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.agent.variables import ProfileError
 from miniroom.config.config_yaml import AgentEntry, RoomsConfig
@@ -189,10 +190,12 @@ class AgentFactory:
             cwd,
             choice.env,
             SessionChoice(path=self.session_path(agent, conversation, team)),
-            model_variables=choice.variables,
-            project_dir=self.project_dir,
-            extra_prompt=room_prompt(agent, settings, identity),
-            tool_allowlist=settings.tools or None,  # the agent's own allowlist narrows its profile's tools
-            command_line=command_line,
-            max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
+            options=AgentOptions(
+                model_variables=choice.variables,
+                project_dir=self.project_dir,
+                extra_prompt=room_prompt(agent, settings, identity),
+                tool_allowlist=settings.tools or None,  # the agent's own list narrows its profile's tools
+                command_line=command_line,
+                max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
+            ),
         )

@@ -1,0 +1,29 @@
+"""What the caller of `build_agent` sets beyond the model, folder, environment and session."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from miniroom.agent.minimal import CommandLine
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """What the caller sets beyond the model, folder, environment and session (each default: none)."""
+
+    model_variables: Mapping[str, str] = field(default_factory=dict)
+    project_dir: Path | None = None  # holds the `.miniroom/` settings (None: the working folder)
+    extra_prompt: str = ""  # ends the system prompt
+    tool_allowlist: Collection[str] | None = None  # narrows the profile's built-in tools (None: no narrowing)
+    # False (a subagent): no MCP servers and no hook commands; the deny rules of hooks.yml still apply
+    external_tools: bool = True
+    command_line: CommandLine | None = None  # shell commands reach the agent's other tools
+    max_tool_calls_per_turn: int | None = None
+
+    def settings_dir(self, cwd: Path) -> Path:
+        return cwd if self.project_dir is None else self.project_dir
+
+
+NO_OPTIONS = AgentOptions()
