@@ -25,7 +25,7 @@ from miniroom.cli.agent_access import LocalCli
 from miniroom.engine.tool import ToolContext, ToolResult
 from miniroom.llm.messages import ToolSpec
 from miniroom.minimal.calls import Submission, Workbench
-from miniroom.minimal.service import OpenedResponse
+from miniroom.minimal.service import ServiceGrant
 from miniroom.tools.read import ReadTool
 
 RUNS = 21
@@ -75,7 +75,7 @@ class Api:
             emit=lambda event: None,
             workspace=folder,
         )
-        self.response: OpenedResponse = self.cli.service().open_workbench(
+        self.response: ServiceGrant = self.cli.service().open_workbench(
             bench, ResponseScope("mini", "me", "c")
         )
         self.env = dict(self.call(self.response.open_command()).environment)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
-from miniroom.agent.minimal import CommandLine
+from miniroom.agent.minimal import CliMode
 from miniroom.agent.modes import switch_mode
 from miniroom.agent.profile import ProfileSettings
 from miniroom.agent.session_settings import settings_changes
@@ -102,6 +102,6 @@ def test_switching_mode_in_a_chat_keeps_its_fetch_and_search_lists(tmp_path: Pat
     fetch_yml.write_text("services:\n  - name: A\n    type: Direct\n", encoding="utf-8")
     agent = build_agent(None, tmp_path, _env(tmp_path), SessionChoice())
     fetch_yml.write_text("services:\n  - name: A\n    type: Direct\n    enabled: false\n", encoding="utf-8")
-    switch_mode(agent, _env(tmp_path), CommandLine(minimal=False))
+    switch_mode(agent, _env(tmp_path), CliMode(minimal=False))
     agent.session.close()
     assert "fetch" in [tool.name for tool in agent.config.tools]

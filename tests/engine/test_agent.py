@@ -13,9 +13,9 @@ import pytest
 from miniroom.engine import events as ev
 from miniroom.engine.agent import ABORTED_TOOL_TEXT
 from miniroom.engine.session import Session
-from miniroom.engine.tool import ToolContext, ToolResult
+from miniroom.engine.tool import ToolContext, ToolResult, TurnKey
 from miniroom.llm.errors import ErrorKind
-from miniroom.llm.messages import ToolResultMessage, ToolSpec, UserMessage
+from miniroom.llm.messages import ToolCall, ToolResultMessage, ToolSpec, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.conftest import MakeAgent
 
@@ -265,3 +265,35 @@ async def test_direct_calls_past_max_tool_calls_per_turn_do_not_run(
     provider.script(Reply(tool_calls=[("write", {"path": "c.txt", "content": "c"})]), Reply(text="again"))
     await agent.prompt("and the third")  # a new turn counts anew
     assert (tmp_path / "c.txt").read_text() == "c"
+
+
+GIVEN: TurnKey[str] = TurnKey("given")
+
+
+class PeekTool:
+    """Answers with what the turn's runner handed its calls under GIVEN."""
+
+    name = "peek"
+    spec = ToolSpec("peek", "test", {"type": "object", "properties": {}})
+
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        return arguments
+
+    def summary(self, arguments: dict[str, Any]) -> str:
+        return "peek"
+
+    async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
+        return ToolResult.text(str(ctx.value(GIVEN)))
+
+
+async def test_what_a_turn_is_handed_reaches_its_calls_and_ends_with_it(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
+    provider.script(Reply(tool_calls=[("peek", {})]), Reply(text="done"))
+    agent, _ = make_agent(provider, tmp_path, tools=[PeekTool()])
+    await agent.prompt("look", {GIVEN: "the grant"})
+    assert "the grant" in json.dumps(provider.requests[1].body["messages"][-1])
+    assert agent.tool_context(ToolCall("later", "peek", {})).value(GIVEN) is None, "it ends with its turn"
+    provider.script(Reply(tool_calls=[("peek", {})]), Reply(text="done"))
+    await agent.prompt("again")
+    assert "None" in json.dumps(provider.requests[3].body["messages"][-1])

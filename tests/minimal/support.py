@@ -14,9 +14,9 @@ from miniroom.agent.cli_access import ResponseScope
 from miniroom.engine.events import AgentEvent
 from miniroom.engine.tool import Tool, ToolContext, ToolResult
 from miniroom.llm.messages import ToolSpec
-from miniroom.minimal.calls import Submission, Workbench
+from miniroom.minimal.calls import Command, Submission, Workbench
 from miniroom.minimal.receipts import Receipt, ReceiptStore
-from miniroom.minimal.service import AgentCli, OpenedResponse, ShellTicket
+from miniroom.minimal.service import AgentCli, ServiceGrant
 from miniroom.testing.scripted_provider import Reply
 from miniroom.tools.environment import GRANT_TOKEN_VARIABLE
 
@@ -107,8 +107,8 @@ class Bench:
     """A service with one response open on a workbench of tools, and a shell command's ticket of it."""
 
     service: AgentCli
-    response: OpenedResponse
-    ticket: ShellTicket
+    response: ServiceGrant
+    ticket: Command
     clock: Clock
     groups: Groups
     emitted: list[AgentEvent]

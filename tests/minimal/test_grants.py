@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.engine import Agent, AgentConfig, CommandLineOffer, Session
+from miniroom.engine import Agent, AgentConfig, CliOffer, Session
 from miniroom.llm import Model
 from miniroom.minimal.errors import OperationError
 from miniroom.minimal.grants import GRANT_LIFETIME_SECONDS, TOKEN_PREFIX
@@ -88,7 +88,7 @@ async def test_each_command_gets_its_own_token_and_the_shell_its_variables(tmp_p
 async def test_a_subagent_gets_a_grant_of_its_own_with_its_parents_scope(tmp_path: Path) -> None:
     bench = await open_bench(tmp_path, {})
     model = Model(id="m", provider="scripted", api="anthropic-messages", base_url="http://127.0.0.1:9")
-    offer = CommandLineOffer(documents={"instructions": "You are the child."}, minimal=True)
+    offer = CliOffer(documents={"instructions": "You are the child."}, minimal=True)
     config = AgentConfig(model, "child", [], tmp_path, command_line=offer)
     child = Agent(config, Session.create(tmp_path / "sessions", tmp_path))
     response = bench.response.open_subagent(child)

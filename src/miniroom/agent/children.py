@@ -17,7 +17,7 @@ from miniroom.agent.assembly import (
     tool_filter,
 )
 from miniroom.agent.external import ExternalSettings, turn_hooks
-from miniroom.agent.minimal import DEFAULT_IDENTITY, CommandLine, require_shell, shell_problems
+from miniroom.agent.minimal import DEFAULT_IDENTITY, CliMode, require_shell, shell_problems
 from miniroom.agent.modes import PromptFacts, prompt_and_tools
 from miniroom.agent.options import AgentOptions
 from miniroom.agent.profile import (
@@ -117,7 +117,7 @@ class ChildBuilder:
         parts = PromptFacts(
             self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.options.tool_allowlist
         )
-        command_line = CommandLine(minimal=True, identity=MINIMAL_IDENTITY) if spec.minimal else None
+        command_line = CliMode(minimal=True, identity=MINIMAL_IDENTITY) if spec.minimal else None
         prompt, sent, offer = prompt_and_tools(parts, tools, command_line)
         config = agent_config(self.model, prompt, sent, self.cwd, settings, thinking, session, retry)
         config.command_line = offer

@@ -6,9 +6,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
-from miniroom.engine import Agent, CommandGrants
+from miniroom.engine import NO_TURN_VALUES, Agent, TurnValues
+from miniroom.tools.grant import GRANT, Grant
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,56 +21,42 @@ class ResponseScope:
     conversation: str
 
 
-class OpenResponse(Protocol):
-    @property
-    def grants(self) -> CommandGrants: ...
-
-    async def close(self) -> None:
-        """The response ended: its commands submit nothing more; its grant lasts while its jobs run."""
-
-
-@runtime_checkable
-class SubagentGrants(Protocol):
-    """A response's grants that also open a response for one of its subagents."""
-
-    def open_subagent(self, agent: Agent) -> OpenResponse:
-        """A response of `agent`, a subagent of this one: the same scope; its shells reach its own tools."""
-
-
 class CliAccess(Protocol):
+    """Opens a grant for each response of an agent, when the deployment offers `miniroom-agent`."""
+
     def problems(self) -> Sequence[str]:
         """What the deployment lacks for `miniroom-agent`, each with its fix; empty when nothing."""
 
-    def open_response(self, agent: Agent, scope: ResponseScope) -> OpenResponse: ...
+    def open_response(self, agent: Agent, scope: ResponseScope) -> Grant: ...
 
 
 @contextlib.asynccontextmanager
-async def cli_access(access: CliAccess | None, agent: Agent, scope: ResponseScope) -> AsyncIterator[None]:
-    """For one response: the agent's shell commands reach its other tools (when `access` is there and the
-    deployment allows it); afterwards they no longer can."""
+async def cli_access(
+    access: CliAccess | None, agent: Agent, scope: ResponseScope
+) -> AsyncIterator[TurnValues]:
+    """For one response: what to hand its turn so the agent's shell commands reach its other tools (when
+    `access` is there and the deployment allows it); afterwards they no longer can."""
     if access is None or access.problems():
-        yield
+        yield NO_TURN_VALUES
         return
-    async with _granted(agent, access.open_response(agent, scope)):
-        yield
+    async with _granted(access.open_response(agent, scope)) as turn:
+        yield turn
 
 
 @contextlib.asynccontextmanager
-async def subagent_cli(grants: CommandGrants | None, agent: Agent) -> AsyncIterator[None]:
-    """For a minimal subagent's run (`grants` its parent response's): its shells reach its own tools."""
-    if not isinstance(grants, SubagentGrants):
-        yield
+async def subagent_cli(grant: Grant | None, agent: Agent) -> AsyncIterator[TurnValues]:
+    """For a minimal subagent's run (`grant` its parent response's): its shells reach its own tools."""
+    if grant is None:
+        yield NO_TURN_VALUES
         return
-    async with _granted(agent, grants.open_subagent(agent)):
-        yield
+    async with _granted(grant.open_subagent(agent)) as turn:
+        yield turn
 
 
 @contextlib.asynccontextmanager
-async def _granted(agent: Agent, response: OpenResponse) -> AsyncIterator[None]:
-    """`agent`'s shells carry `response`'s grants while it lasts; the response is closed after."""
-    agent.config.command_grants = response.grants
+async def _granted(grant: Grant) -> AsyncIterator[TurnValues]:
+    """The turn values carrying `grant` while it lasts; the grant is closed after."""
     try:
-        yield
+        yield {GRANT: grant}
     finally:
-        agent.config.command_grants = None
-        await response.close()
+        await grant.close()

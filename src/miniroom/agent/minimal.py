@@ -37,7 +37,7 @@ class MinimalModeUnavailable(ProfileError):
 
 
 @dataclass(frozen=True)
-class CommandLine:
+class CliMode:
     """The agent's shell reaches its other tools through `miniroom-agent`; in minimal mode that, one Bash
     tool and a short prompt are all the model is sent."""
 
@@ -89,7 +89,7 @@ def context_documents(
 
 
 def minimal_prompt(
-    command_line: CommandLine,
+    command_line: CliMode,
     cwd: Path,
     context_names: Sequence[str],
     toolkits: Sequence[str],

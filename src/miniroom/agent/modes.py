@@ -13,7 +13,7 @@ from miniroom.agent.assembly import ToolFilter, prompt_parts, standard_tools, to
 from miniroom.agent.context_files import load_context_files
 from miniroom.agent.minimal import (
     CLI_HINT,
-    CommandLine,
+    CliMode,
     context_documents,
     context_name,
     minimal_prompt,
@@ -25,7 +25,7 @@ from miniroom.agent.session_settings import session_settings, session_web
 from miniroom.agent.skills import Skill, discover_skills
 from miniroom.agent.tool_names import AGENT_TOOL_NAMES
 from miniroom.agent.toolkits import mcp_toolkit, offered_through_cli, toolkit_names
-from miniroom.engine import Agent, ClosableTool, CommandLineOffer, Tool, ToolSource
+from miniroom.engine import Agent, CliOffer, ClosableTool, Tool, ToolSource
 from miniroom.llm import agent_dir_from_env
 from miniroom.tools.declared import DeclaredTool
 from miniroom.web.project import load_catalogues
@@ -50,9 +50,9 @@ class PromptFacts:
 def prompt_and_tools(
     facts: PromptFacts,
     tools: list[Tool],
-    command_line: CommandLine | None,
+    command_line: CliMode | None,
     servers: McpTools | None = None,
-) -> tuple[str, list[Tool], CommandLineOffer]:
+) -> tuple[str, list[Tool], CliOffer]:
     """The system prompt, the tools the model is sent, and what shell commands reach through the CLI:
     `servers` (MCP) too, as `mcp_<server>` toolkits."""
     settings, cwd = facts.settings, facts.cwd
@@ -60,11 +60,11 @@ def prompt_and_tools(
     extra = [facts.extra_prompt] if facts.extra_prompt else []
     standard = prompt_parts(cwd, settings, facts.skills, facts.enabled, files) + extra
     if command_line is None:
-        return "\n\n".join(standard), tools, CommandLineOffer()
+        return "\n\n".join(standard), tools, CliOffer()
     instructions = prompt_parts(cwd, settings, facts.skills, facts.enabled, []) + extra
     documents = context_documents("\n\n".join(instructions), files, cwd, facts.agent_dir)
     sources = server_sources(servers)
-    offer = CommandLineOffer(
+    offer = CliOffer(
         offered_through_cli(tools, minimal=command_line.minimal),
         documents,
         minimal=command_line.minimal,
@@ -88,7 +88,7 @@ def server_sources(servers: McpTools | None) -> list[ToolSource]:
     return [servers] if servers is not None and servers.enabled else []
 
 
-def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine) -> None:
+def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CliMode) -> None:
     """Minimal or standard mode from the next request on, in the same session (`/mode` in chat)."""
     settings = session_settings(agent.session)
     cwd, agent_dir = agent.config.cwd, agent_dir_from_env(env)

@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from miniroom.agent.minimal import CommandLine
+from miniroom.agent.minimal import CliMode
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class AgentOptions:
     tool_allowlist: Collection[str] | None = None  # narrows the profile's built-in tools (None: no narrowing)
     # False (a subagent): no MCP servers and no hook commands; the deny rules of hooks.yml still apply
     external_tools: bool = True
-    command_line: CommandLine | None = None  # shell commands reach the agent's other tools
+    command_line: CliMode | None = None  # shell commands reach the agent's other tools
     max_tool_calls_per_turn: int | None = None
 
     def settings_dir(self, cwd: Path) -> Path:

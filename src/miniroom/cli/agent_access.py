@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING
 
 from miniroom.agent.cli_access import ResponseScope
 from miniroom.cli.local_api import LazyAgentServer
-from miniroom.engine import Agent, CommandTicket
+from miniroom.engine import Agent
 from miniroom.llm import agent_dir_from_env
+from miniroom.tools.grant import Ticket
 
 if TYPE_CHECKING:
-    from miniroom.minimal.service import AgentCli, OpenedResponse
+    from miniroom.minimal.service import AgentCli, ServiceGrant
 
 LOCAL_AGENT = "mini"
 
@@ -40,8 +41,8 @@ class LocalCli:
     def problems(self) -> Sequence[str]:
         return ()  # the API listens on loopback, for this process's own shells only
 
-    def open_response(self, agent: Agent, scope: ResponseScope) -> LocalResponse:
-        return LocalResponse(self, agent, scope)
+    def open_response(self, agent: Agent, scope: ResponseScope) -> LocalGrant:
+        return LocalGrant(self, agent, scope)
 
     async def close(self) -> None:
         await self.server.close()
@@ -49,21 +50,17 @@ class LocalCli:
             self._service.store.close()
 
 
-class LocalResponse:
-    """A response whose grant is opened when its first shell command starts (`OpenResponse`)."""
+class LocalGrant:
+    """A response's `Grant`, opened in the service when its first shell command starts."""
 
     def __init__(self, cli: LocalCli, agent: Agent, scope: ResponseScope) -> None:
         self.cli, self.agent, self.scope = cli, agent, scope
-        self._opened: OpenedResponse | None = None
+        self._opened: ServiceGrant | None = None
 
-    @property
-    def grants(self) -> LocalResponse:
-        return self
+    def open_subagent(self, agent: Agent) -> LocalGrant:
+        return LocalGrant(self.cli, agent, self.scope)
 
-    def open_subagent(self, agent: Agent) -> LocalResponse:
-        return LocalResponse(self.cli, agent, self.scope)
-
-    async def open_command(self) -> CommandTicket:
+    async def open_command(self) -> Ticket:
         if self._opened is None:
             self._opened = self.cli.service().open_response(self.agent, self.scope)
         return await self._opened.open_command()

@@ -108,8 +108,8 @@ async def _turn(agent: Agent, text: str, local: LocalCli) -> None:
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
         with stop_signals_call(loop, agent.abort) as stop:
-            async with cli_access(local, agent, local_scope(agent)):
-                await agent.prompt(text)
+            async with cli_access(local, agent, local_scope(agent)) as turn:
+                await agent.prompt(text, turn)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
     if stop.signum is not None:

@@ -6,7 +6,7 @@ import asyncio
 import enum
 from collections.abc import Mapping
 
-from miniroom.agent.minimal import CommandLine
+from miniroom.agent.minimal import CliMode
 from miniroom.agent.modes import switch_mode
 from miniroom.agent.switching import switch_model, switch_thinking
 from miniroom.config.errors import UserError
@@ -48,7 +48,7 @@ def _mode(agent: Agent, argument: str, env: Mapping[str, str]) -> str:
     if argument not in ("", "minimal", "standard"):
         raise ValueError(f"Unknown mode '{argument}': use /mode minimal or /mode standard.")
     if argument:
-        switch_mode(agent, env, CommandLine(minimal=argument == "minimal"))
+        switch_mode(agent, env, CliMode(minimal=argument == "minimal"))
     return f"mode: {'minimal' if agent.config.command_line.minimal else 'standard'}"
 
 

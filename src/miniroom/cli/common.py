@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
-from miniroom.agent.minimal import CommandLine
+from miniroom.agent.minimal import CliMode
 from miniroom.agent.options import AgentOptions
 from miniroom.config.errors import UserError
 from miniroom.engine import Agent
@@ -36,7 +36,7 @@ def agent_from_args(args: argparse.Namespace) -> Agent:
     cwd = working_folder(args)
     choice = SessionChoice(continue_latest=args.continue_latest, session_id=args.session_id)
     ensure_fetch_file(cwd)
-    command_line = CommandLine(minimal=getattr(args, "minimal", False), tools_setting="the tool list")
+    command_line = CliMode(minimal=getattr(args, "minimal", False), tools_setting="the tool list")
     return build_agent(args.model, cwd, os.environ, choice, options=AgentOptions(command_line=command_line))
 
 

@@ -72,8 +72,8 @@ async def _run(agent: Agent, prompt: str, local: LocalCli) -> TurnEnded:
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
         with stop_signals_call(loop, agent.abort):
-            async with cli_access(local, agent, local_scope(agent)):
-                return await agent.prompt(prompt)
+            async with cli_access(local, agent, local_scope(agent)) as turn:
+                return await agent.prompt(prompt, turn)
     finally:
         await local.close()
         await agent.aclose()

@@ -19,14 +19,15 @@ from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
 from miniroom.engine.session import Session
 from miniroom.engine.tool import (
     DEFAULT_TOOL_CALL_TIMEOUT,
+    NO_TURN_VALUES,
+    CliOffer,
     ClosableTool,
-    CommandGrants,
-    CommandLineOffer,
     Tool,
     ToolContext,
     ToolResult,
     ToolSettings,
     ToolSource,
+    TurnValues,
 )
 from miniroom.engine.tool_output import KEEP_RECENT_ROUNDS
 from miniroom.llm import (
@@ -78,8 +79,7 @@ class AgentConfig:
     tool_sources: Sequence[ToolSource] = ()  # tools beyond `tools` that change during the session (MCP)
     hooks: TurnHooks = NO_HOOKS
     max_tool_calls_per_turn: int | None = None  # direct calls; calls through the CLI are counted apart
-    command_line: CommandLineOffer = field(default_factory=CommandLineOffer)
-    command_grants: CommandGrants | None = None  # set per turn by whoever runs it
+    command_line: CliOffer = field(default_factory=CliOffer)
 
 
 def tool_call_limit_result(limit: int) -> ToolResult:
@@ -135,6 +135,7 @@ class Agent:
         self._aborted = False
         self._started = False  # whether the hooks heard of the session's start
         self._tool_calls = 0  # direct tool calls of the running turn
+        self._turn_values = NO_TURN_VALUES  # what the running turn's runner handed its calls
 
     async def aclose(self) -> None:
         """Close the HTTP connections, the session file, and what the tools hold (their output files)."""
@@ -175,8 +176,9 @@ class Agent:
         if self._inner is not None:
             self._inner.cancel()
 
-    async def prompt(self, text: str) -> ev.TurnEnded:
-        """Run one turn for a user message, until the model stops calling tools, fails or is aborted."""
+    async def prompt(self, text: str, turn: TurnValues = NO_TURN_VALUES) -> ev.TurnEnded:
+        """Run one turn for a user message, until the model stops calling tools, fails or is aborted; its
+        tool calls get `turn`."""
         self._aborted = False
         verdict = await self._hooked(self._prompt_verdict(text), PASS)
         if self._aborted:
@@ -186,7 +188,7 @@ class Agent:
             return self._end_turn(message, Usage(), ProviderFailure(ErrorKind.BLOCKED, verdict.blocked))
         context = [TextContent(verdict.context)] if verdict.context else []
         self._record(UserMessage([TextContent(text), *context]))
-        return await self.continue_turn()
+        return await self.continue_turn(turn)
 
     async def _prompt_verdict(self, text: str) -> PromptVerdict:
         start = ""
@@ -205,16 +207,19 @@ class Agent:
                 raise
             return when_aborted
 
-    async def continue_turn(self) -> ev.TurnEnded:
-        """Run the turn of the user message the session already ends with (one a restart cut short)."""
+    async def continue_turn(self, turn: TurnValues = NO_TURN_VALUES) -> ev.TurnEnded:
+        """Run the turn of the user message the session already ends with (one a restart cut short); its
+        tool calls get `turn`."""
         if not self.messages or not isinstance(self.messages[-1], UserMessage):
             raise ValueError(f"{self.session.path} does not end with a user message to answer")
         self._aborted = False
         self._turn_usage = Usage()
         self._tool_calls = 0
+        self._turn_values = turn
         try:
             message, error = await self._steps()
         finally:
+            self._turn_values = NO_TURN_VALUES
             await self.inbox.stop_holds()  # nothing promised to this turn outlives it
         return self._end_turn(message, self._turn_usage, error)
 
@@ -461,7 +466,7 @@ class Agent:
             report=lambda details: self._emit(ev.ToolUpdated(call.id, call.name, details)),
             spend=lambda usage: self._spend(usage, call),
             inbox=self.inbox,
-            command_grants=config.command_grants,
+            turn=self._turn_values,
         )
 
     def _spend(self, usage: Usage, call: ToolCall) -> None:

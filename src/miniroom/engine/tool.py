@@ -6,7 +6,8 @@ import asyncio
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from types import MappingProxyType
+from typing import Any, Generic, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from miniroom.engine.inbox import TurnInbox
 from miniroom.llm import (
@@ -20,6 +21,7 @@ from miniroom.llm import (
 )
 
 DEFAULT_TOOL_CALL_TIMEOUT = 300.0
+T = TypeVar("T")
 
 
 class ToolError(Exception):
@@ -41,25 +43,19 @@ def _ignore(_: Any) -> None:
     return None
 
 
-class CommandTicket(Protocol):
-    """One shell command's access to the agent's other tools (`miniroom-agent`), from its start to its end."""
+class TurnKey(Generic[T]):
+    """Names a value that whoever runs a turn hands the turn's tool calls; the engine carries it unread."""
 
-    @property
-    def environment(self) -> Mapping[str, str]:
-        """The variables that carry the access into the command's shell."""
+    def __init__(self, name: str) -> None:
+        self.name = name
 
-    def watch(self, process_group: int) -> None:
-        """The command's process group: while a background job of it runs, the access stays valid."""
-
-    async def close(self, *, cancelled: bool = False) -> list[UserContent]:
-        """The command returned: wait for its calls (cancel them when `cancelled`), refuse new ones; the
-        media its calls returned, for the command's result."""
+    def __repr__(self) -> str:
+        return f"TurnKey({self.name!r})"
 
 
-class CommandGrants(Protocol):
-    """A response's access to the agent's tools from shell commands: one ticket per command."""
-
-    async def open_command(self) -> CommandTicket: ...
+# What a turn's runner hands its tool calls, by key (a response's grant to `miniroom-agent`, for one).
+TurnValues = Mapping[TurnKey[Any], object]
+NO_TURN_VALUES: TurnValues = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -84,7 +80,11 @@ class ToolContext:
     # Spend made on the turn's behalf (a subagent's requests): counted in the turn's and session's totals.
     spend: Callable[[Usage], None] = _ignore
     inbox: TurnInbox = field(default_factory=TurnInbox)  # the running turn's inbox
-    command_grants: CommandGrants | None = None  # shells of this response may call tools through the CLI
+    turn: TurnValues = field(default_factory=dict)  # what the turn's runner handed its calls
+
+    def value(self, key: TurnKey[T]) -> T | None:
+        """What the turn's runner handed its calls under `key`, or None."""
+        return cast("T | None", self.turn.get(key))
 
 
 class Tool(Protocol):
@@ -119,7 +119,7 @@ class ClosableTool(Protocol):
 
 
 @dataclass(frozen=True)
-class CommandLineOffer:
+class CliOffer:
     """What an agent's shell commands reach through `miniroom-agent`: tools, and documents to read."""
 
     tools: Sequence[Tool] = ()

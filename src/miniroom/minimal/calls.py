@@ -129,12 +129,16 @@ class CallBook:
 
 @dataclass(eq=False)
 class Command:
-    """One shell command: its ticket, the calls it has running, and the media its calls returned."""
+    """One shell command's `Ticket`: its token, the calls it has running, and the media its calls returned."""
 
     ticket: Ticket
     response: Response
+    environment: Mapping[str, str]  # the grant's address and the token, for the command's shell
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     media: list[UserContent] = field(default_factory=list)
+
+    def watch(self, process_group: int) -> None:
+        self.response.grant.groups.append(process_group)
 
     async def close(self, *, cancelled: bool = False) -> list[UserContent]:
         """Wait for the command's calls (its own submissions may add more meanwhile), then refuse new ones."""

@@ -1,19 +1,19 @@
-"""The service behind `miniroom-agent`: it opens each response's grant (the `CliAccess` the room runtime and
-the commands use) and answers the operations the HTTP routes pass on, for the bearer of a ticket's token."""
+"""The service behind `miniroom-agent`: it opens each response's `Grant` (the `CliAccess` the room runtime
+and the commands use) and answers the operations the HTTP routes pass on, for the bearer of a ticket's
+token."""
 
 from __future__ import annotations
 
 import os
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from miniroom.agent.cli_access import ResponseScope
 from miniroom.agent.toolkits import tool_name
 from miniroom.engine import Agent
-from miniroom.llm import UserContent
 from miniroom.minimal import catalog
 from miniroom.minimal.calls import CallBook, Command, Response, Submission, Workbench
 from miniroom.minimal.cli_path import path_with_cli
@@ -42,46 +42,28 @@ def workbench(agent: Agent) -> Workbench:
 
 
 @dataclass(eq=False)
-class ShellTicket:
-    """A command's ticket as the shell tools see it (`CommandTicket`)."""
-
-    command: Command
-    environment: Mapping[str, str]
-
-    def watch(self, process_group: int) -> None:
-        self.command.response.grant.groups.append(process_group)
-
-    async def close(self, *, cancelled: bool = False) -> list[UserContent]:
-        return await self.command.close(cancelled=cancelled)
-
-
-@dataclass(eq=False)
-class OpenedResponse:
-    """One response's grant (`OpenResponse`): a ticket per shell command, until it closes."""
+class ServiceGrant:
+    """One response's `Grant`: a ticket (a `Command`) per shell command, until it closes."""
 
     service: AgentCli
     response: Response
 
-    @property
-    def grants(self) -> OpenedResponse:
-        return self
-
-    def open_subagent(self, agent: Agent) -> OpenedResponse:
+    def open_subagent(self, agent: Agent) -> ServiceGrant:
         owner = self.response.grant.owner
         scope = ResponseScope(owner.agent, owner.requester, owner.conversation)
         return self.service.open_response(agent, scope)
 
-    async def open_command(self) -> ShellTicket:
+    async def open_command(self) -> Command:
         url = await self.service.address()
         ticket = self.service.registry.issue(self.response.grant)
-        command = Command(ticket, self.response)
-        self.service.commands[ticket.ticket_id] = command
         environment = {
             GRANT_URL_VARIABLE: url,
             GRANT_TOKEN_VARIABLE: ticket.token,
             "PATH": path_with_cli(os.environ.get("PATH"), self.service.store.path.parent),
         }
-        return ShellTicket(command, environment)
+        command = Command(ticket, self.response, environment)
+        self.service.commands[ticket.ticket_id] = command
+        return command
 
     async def close(self) -> None:
         await self.response.end()
@@ -105,15 +87,15 @@ class AgentCli:
     def problems(self) -> Sequence[str]:
         return self.deployment_problems
 
-    def open_response(self, agent: Agent, scope: ResponseScope) -> OpenedResponse:
+    def open_response(self, agent: Agent, scope: ResponseScope) -> ServiceGrant:
         return self.open_workbench(workbench(agent), scope)
 
-    def open_workbench(self, bench: Workbench, scope: ResponseScope) -> OpenedResponse:
+    def open_workbench(self, bench: Workbench, scope: ResponseScope) -> ServiceGrant:
         """A response whose shell commands reach `bench`, acting for `scope` only."""
         self._sweep()
         owner = Owner(scope.agent, scope.requester, scope.conversation)
         grant = ResponseGrant(_response_id(), owner, self.clock())
-        return OpenedResponse(self, Response(grant, bench, self.book, self.clock))
+        return ServiceGrant(self, Response(grant, bench, self.book, self.clock))
 
     def command(self, token: str | None) -> Command:
         """The command whose ticket `token` is, while its grant works."""

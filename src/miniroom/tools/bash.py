@@ -8,6 +8,7 @@ from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolResult
 from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.grant import GRANT
 from miniroom.tools.output_folder import KeepsOutput
 from miniroom.tools.shell import (
     CommandText,
@@ -42,7 +43,7 @@ class BashTool(KeepsOutput, BuiltinTool[BashParams]):
     async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         timeout = effective_timeout(params.timeout or self.default_timeout(ctx), ctx)
         shell = ShellCommand(params.command, ctx.cwd, timeout, output=self._output)
-        outcome, media = await run_granted(shell, ctx.command_grants)
+        outcome, media = await run_granted(shell, ctx.value(GRANT))
         result = ToolResult.text(outcome.report(), is_error=outcome.failed, **outcome.details())
         result.content.extend(media)
         return result

@@ -11,6 +11,7 @@ from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.llm import UserContent
 from miniroom.tools.base import BuiltinTool, Params
 from miniroom.tools.capture import OutputCapture
+from miniroom.tools.grant import GRANT
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
 from miniroom.tools.output_folder import KeepsOutput, OutputFolder
 from miniroom.tools.shell import (
@@ -87,7 +88,7 @@ class ParallelBashTool(KeepsOutput, BuiltinTool[ParallelBashParams]):
         async def run_one(command: str) -> CommandOutcome:
             shell = ShellCommand(command, ctx.cwd, timeout, max_lines, max_bytes, self._output)
             async with limit:
-                outcome, returned = await run_granted(shell, ctx.command_grants)
+                outcome, returned = await run_granted(shell, ctx.value(GRANT))
             media.extend(returned)
             return outcome
 

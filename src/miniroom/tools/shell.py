@@ -15,10 +15,11 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from miniroom.engine import CommandGrants, ToolContext, ToolError
+from miniroom.engine import ToolContext, ToolError
 from miniroom.llm import UserContent
 from miniroom.tools.capture import CapturedOutput, OutputCapture
 from miniroom.tools.environment import tool_environment
+from miniroom.tools.grant import Grant
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.reaper import process_reaper
@@ -291,14 +292,12 @@ class ShellCommand:
         return transport, protocol
 
 
-async def run_granted(
-    shell: ShellCommand, grants: CommandGrants | None
-) -> tuple[CommandOutcome, list[UserContent]]:
+async def run_granted(shell: ShellCommand, grant: Grant | None) -> tuple[CommandOutcome, list[UserContent]]:
     """Run `shell`, with a ticket of its own to the agent's other tools when the response grants them;
     the outcome, and the media the command's tool calls returned (they reach the model with its result)."""
-    if grants is None:
+    if grant is None:
         return await shell.run(), []
-    ticket = await grants.open_command()
+    ticket = await grant.open_command()
     granted = replace(shell, environment=ticket.environment, on_group=ticket.watch)
     try:
         outcome = await granted.run()

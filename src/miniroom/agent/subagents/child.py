@@ -19,7 +19,6 @@ from miniroom.engine import (
     CUSTOM_ENTRY,
     Agent,
     AgentEvent,
-    CommandGrants,
     Session,
     ToolEnded,
     ToolStarted,
@@ -27,6 +26,7 @@ from miniroom.engine import (
     UsageReported,
 )
 from miniroom.llm import Usage
+from miniroom.tools.grant import Grant
 
 STOP_NOTE_TYPE = "stop_note"  # a `custom` session entry: why a subagent's session ended early
 NO_ANSWER = "(the subagent ended without an answer)"
@@ -42,12 +42,12 @@ class ChildSpec:
     profile: str | None
     parent_session: str
     parent_call: str
-    # a minimal subagent's: the parent response's grants, under which its own shells reach its tools
-    grants: CommandGrants | None = None
+    # a minimal subagent's: the parent response's grant, under which its own shells reach its tools
+    grant: Grant | None = None
 
     @property
     def minimal(self) -> bool:
-        return self.grants is not None
+        return self.grant is not None
 
 
 class ChildFactory(Protocol):
@@ -138,8 +138,8 @@ class ChildRun:
         self._update(state="running", phase="start", session=child.session.id)
         child.subscribe(self._on_child_event)
         try:
-            async with subagent_cli(self.spec.grants, child):
-                ended = await child.prompt(self.spec.prompt)
+            async with subagent_cli(self.spec.grant, child) as turn:
+                ended = await child.prompt(self.spec.prompt, turn)
             if self.stop_note is not None:
                 append_stop_note(child.session, self.stop_note)
         finally:

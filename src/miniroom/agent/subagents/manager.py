@@ -40,6 +40,7 @@ from miniroom.engine import (
     child_session_paths,
 )
 from miniroom.llm import UserMessage
+from miniroom.tools.grant import GRANT
 from miniroom.tools.output import keep_head
 
 log = logging.getLogger(__name__)
@@ -105,9 +106,9 @@ class SubagentManager:
         self._runs: dict[int, tuple[ChildRun, asyncio.Task[None]]] = {}
 
     def _spec(self, request: TaskRequest, ctx: ToolContext) -> ChildSpec:
-        grants = ctx.command_grants if request.minimal else None
+        grant = ctx.value(GRANT) if request.minimal else None
         return ChildSpec(
-            request.description, request.prompt, request.profile, self.session_id, ctx.call_id, grants
+            request.description, request.prompt, request.profile, self.session_id, ctx.call_id, grant
         )
 
     async def run(self, request: TaskRequest, ctx: ToolContext) -> SubagentStatus:

@@ -6,13 +6,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, WithJsonSchema
 
-from miniroom.agent.cli_access import SubagentGrants
 from miniroom.agent.subagents.child import NO_ANSWER
 from miniroom.agent.subagents.manager import SubagentManager, TaskRequest, capped, check_text
 from miniroom.agent.subagents.store import TaskRecord
 from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.llm import TextContent
 from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.grant import GRANT
 
 WITHOUT_MINIMAL = "Call it again without minimal: true."
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -49,7 +49,7 @@ class _ManagedTool:
         except ValueError as error:
             hint = f"\n{WITHOUT_MINIMAL}" if params.minimal else ""
             raise ToolError(f"{error}{hint}") from None
-        if params.minimal and not isinstance(ctx.command_grants, SubagentGrants):
+        if params.minimal and ctx.value(GRANT) is None:
             raise ToolError(
                 f"minimal needs miniroom-agent, which this deployment does not offer. {WITHOUT_MINIMAL}"
             )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
-from miniroom.agent.minimal import CommandLine, shell_problems
+from miniroom.agent.minimal import CliMode, shell_problems
 from miniroom.agent.options import AgentOptions
 from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.agent.variables import ProfileError
@@ -146,11 +146,11 @@ class AgentFactory:
     def workspace(self, agent: str) -> Path:
         return self.data_dir / "workspaces" / safe_name(agent)
 
-    def command_line(self, agent: str, *, minimal: bool) -> CommandLine:
+    def command_line(self, agent: str, *, minimal: bool) -> CliMode:
         """How the agent's shells reach its other tools; in minimal mode that, its identity and its
         minimal_instructions are all its prompt holds."""
         settings = self.config.agents[agent]
-        return CommandLine(
+        return CliMode(
             minimal=minimal,
             identity=room_identity(agent, settings),
             instructions=tuple(settings.minimal_instructions),
@@ -174,7 +174,7 @@ class AgentFactory:
         self,
         agent: str,
         conversation: Conversation,
-        command_line: CommandLine | None = None,
+        command_line: CliMode | None = None,
         team: str | None = None,
         identity: str | None = None,
     ) -> Agent:

@@ -4,7 +4,7 @@ shell commands reach the agent's other tools through `miniroom-agent`."""
 from __future__ import annotations
 
 from miniroom.agent.cli_access import CliAccess, ResponseScope
-from miniroom.agent.minimal import CommandLine, unavailable_message
+from miniroom.agent.minimal import CliMode, unavailable_message
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.ledger import Turn
@@ -30,7 +30,7 @@ class AgentModes:
         deployment = [NO_API] if self.access is None else list(self.access.problems())
         return self.factory.shell_problems(agent) + deployment
 
-    def command_line(self, agent: str, *, minimal: bool) -> CommandLine | None:
+    def command_line(self, agent: str, *, minimal: bool) -> CliMode | None:
         """Minimal mode as chosen; else the CLI beside the agent's tools, where the deployment allows it."""
         if not minimal and (self.access is None or self.access.problems()):
             return None

@@ -197,8 +197,8 @@ class TurnRunner:
             agent.subscribe(running.on_event)
             agent.subscribe(threads.on_event)
             running.attach(agent)
-            async with cli_access(modes.access if modes else None, agent, response_scope(turn)):
-                ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
+            async with cli_access(modes.access if modes else None, agent, response_scope(turn)) as values:
+                ended = await (agent.continue_turn(values) if stored else agent.prompt(turn.prompt, values))
         finally:
             running.detach()
             if agent is not None:
