@@ -100,6 +100,19 @@ def test_a_face_exports_exactly_its_public_names(face: ModuleType) -> None:
     assert sorted(face.__all__) == sorted(public)
 
 
+def test_the_room_rules_use_nothing_of_the_agent_layer() -> None:
+    """`rooms` decides who answers what; only `rooms.runtime` builds and runs agents."""
+    graph = source_graph()
+    used = [
+        f"{module} -> {name}"
+        for module, imported in graph.items()
+        if layer_of(module) == "miniroom.rooms"
+        for name in sorted(imported)
+        if layer_of(name) == "miniroom.agent"
+    ]
+    assert used == []
+
+
 def test_the_readme_lists_the_layers_in_their_order() -> None:
     readme = (SOURCE.parent.parent / "README.md").read_text(encoding="utf-8")
     paragraph = re.search(r"The code is in layers.*?\n\n", readme, re.S)

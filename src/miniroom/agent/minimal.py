@@ -21,11 +21,6 @@ CLI_HINT = (
     "Your bash commands can also call your other tools with `miniroom-agent` (see `miniroom-agent --help`), "
     "so one script can combine many calls and filter their results."
 )
-DEPLOYMENT_NOTE = (
-    "Deployment settings are environment variables of `miniroom serve`: set them where you start it (such "
-    "as the .env file your service manager reads) and restart it. The requirements are in README.md, "
-    "section “Minimal mode and miniroom-agent”, Deployment requirements."
-)
 SHELL_FIX = (
     "the profile leaves bash out: allow it in .miniroom/miniagent.yml (enabledTools, disabledTools) or "
     "MINI_PROFILE_ENABLED_TOOLS / MINI_PROFILE_DISABLED_TOOLS"

@@ -9,9 +9,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from miniroom.agent.minimal import DEPLOYMENT_NOTE
 from miniroom.config.config_yaml import ThreadMode
 
+# Said after a `!mode` refusal that a deployment setting could fix.
+DEPLOYMENT_NOTE = (
+    "Deployment settings are environment variables of `miniroom serve`: set them where you start it (such "
+    "as the .env file your service manager reads) and restart it. The requirements are in README.md, "
+    "section “Minimal mode and miniroom-agent”, Deployment requirements."
+)
 ADMIN_POWER_LEVEL = 100
 ROOM_ADMIN_ONLY = "Room admin only"
 _COMMAND = re.compile(r"\s*!([A-Za-z][\w-]*)(.*)\Z", re.S)
