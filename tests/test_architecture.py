@@ -1,16 +1,22 @@
 """The layers as a test: no import goes up the layer order or forms a cycle, and the library layers `llm`
-and `engine` are reached only through their one public face, which exports exactly its public names."""
+`llm`, `engine`, `tools`, `web` and `agent` are reached only through their one public face, which exports
+exactly its public names."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+import miniroom.agent
 import miniroom.engine
 import miniroom.llm
+import miniroom.tools
+import miniroom.web
 from tests.import_graph import SOURCE, find_cycle, source_graph
 
 # The layer order of README's Development section, first the one every other may import: a package imports
@@ -34,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 RANK = {f"miniroom.{package}": rank for rank, row in enumerate(LAYERS) for package in row}
 # Packages only grouping layers: they hold a docstring (and the version), and anyone may import them.
 GROUPS = ("miniroom", "miniroom.transports")
-FACES = (miniroom.llm, miniroom.engine)
+FACES = (miniroom.llm, miniroom.engine, miniroom.tools, miniroom.web, miniroom.agent)
 
 
 def layer_of(module: str) -> str | None:
@@ -77,21 +83,26 @@ def test_no_imports_form_a_cycle() -> None:
     assert find_cycle(source_graph()) is None
 
 
-def test_other_layers_reach_llm_and_engine_only_through_their_face() -> None:
-    faces = [face.__name__ for face in FACES]
-    graph = source_graph()
-    around = [
+def around_faces(graph: dict[str, set[str]], faces: list[str]) -> list[str]:
+    """`module -> import` for each import of a face's module from outside its package."""
+    return [
         f"{module} -> {name}"
         for module, imported in graph.items()
         for name in sorted(imported)
         for face in faces
         if name.startswith(f"{face}.") and not module.startswith(f"{face}.") and module != face
     ]
-    assert around == [], "import these names from the package itself (add them to its __all__)"
+
+
+def test_other_layers_reach_a_faced_layer_only_through_its_face() -> None:
+    around = around_faces(source_graph(), [face.__name__ for face in FACES])
+    assert around == [], "import these names from the package itself (add them to its __init__.py)"
 
 
 @pytest.mark.parametrize("face", FACES, ids=lambda face: face.__name__)
 def test_a_face_exports_exactly_its_public_names(face: ModuleType) -> None:
+    for name in face.__all__:  # a face that loads its names at first use holds them from then on
+        getattr(face, name)
     public = [
         name
         for name, value in vars(face).items()
@@ -129,6 +140,23 @@ def test_an_upward_import_is_found() -> None:
         "miniroom.config.problems -> miniroom.engine.agent (miniroom.engine is not before miniroom.config "
         "in LAYERS)"
     ]
+
+
+def test_an_import_around_a_face_is_found() -> None:
+    graph = {"miniroom.rooms.runtime.turns": {"miniroom.agent.cli_access", "miniroom.agent"}}
+    assert around_faces(graph, ["miniroom.agent"]) == [
+        "miniroom.rooms.runtime.turns -> miniroom.agent.cli_access"
+    ]
+
+
+def test_importing_the_faces_loads_none_of_their_modules() -> None:
+    script = (
+        "import sys, miniroom.agent, miniroom.tools, miniroom.web\n"
+        "print(sorted(name for name in sys.modules if name.startswith(('miniroom.agent.', "
+        "'miniroom.tools.', 'miniroom.web.'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
 
 
 def test_a_peer_import_is_found() -> None:

@@ -27,10 +27,8 @@ from miniroom.llm import (
     ThinkingLevel,
     agent_dir_from_env,
 )
-from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
-from miniroom.tools.output_folder import OutputFolder
-from miniroom.web.lists import WebCatalogues
-from miniroom.web.offer import web_tools
+from miniroom.tools import BUILTIN_TOOL_NAMES, OutputFolder, builtin_tools
+from miniroom.web import WebCatalogues, web_tools
 
 log = logging.getLogger(__name__)
 

@@ -51,7 +51,7 @@ from miniroom.llm import (
     agent_dir_from_env,
     resolve_model,
 )
-from miniroom.web.project import load_catalogues
+from miniroom.web import load_catalogues
 
 log = logging.getLogger(__name__)
 

@@ -43,7 +43,7 @@ from miniroom.llm import (
     ThinkingLevel,
     agent_dir_from_env,
 )
-from miniroom.web.lists import WebCatalogues
+from miniroom.web import WebCatalogues
 
 log = logging.getLogger(__name__)
 MINIMAL_IDENTITY = f"{DEFAULT_IDENTITY} {SUBAGENT_PROMPT}"

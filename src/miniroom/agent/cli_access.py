@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from miniroom.engine import NO_TURN_VALUES, Agent, TurnValues
-from miniroom.tools.grant import GRANT, Grant
+from miniroom.tools import GRANT, Grant
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +31,7 @@ class CliAccess(Protocol):
 
 
 @contextlib.asynccontextmanager
-async def cli_access(
-    access: CliAccess | None, agent: Agent, scope: ResponseScope
-) -> AsyncIterator[TurnValues]:
+async def cli_turn(access: CliAccess | None, agent: Agent, scope: ResponseScope) -> AsyncIterator[TurnValues]:
     """For one response: what to hand its turn so the agent's shell commands reach its other tools (when
     `access` is there and the deployment allows it); afterwards they no longer can."""
     if access is None or access.problems():
@@ -44,7 +42,7 @@ async def cli_access(
 
 
 @contextlib.asynccontextmanager
-async def subagent_cli(grant: Grant | None, agent: Agent) -> AsyncIterator[TurnValues]:
+async def subagent_turn(grant: Grant | None, agent: Agent) -> AsyncIterator[TurnValues]:
     """For a minimal subagent's run (`grant` its parent response's): its shells reach its own tools."""
     if grant is None:
         yield NO_TURN_VALUES

@@ -21,7 +21,7 @@ from miniroom.hooks.config import check_hooks_file
 from miniroom.hooks.files import HOOKS_FILE
 from miniroom.mcp.config import check_mcp_file
 from miniroom.mcp.files import MCP_FILE
-from miniroom.web.catalogue import check_fetch_file, check_search_file
+from miniroom.web import check_fetch_file, check_search_file
 
 __all__ = ["VALIDATORS", "check_file", "check_project"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.engine import ToolError
-from miniroom.tools.paths import OutsideError, read_file_inside
+from miniroom.tools import OutsideError, read_file_inside
 
 logger = logging.getLogger(__name__)
 

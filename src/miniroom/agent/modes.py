@@ -27,8 +27,8 @@ from miniroom.agent.tool_names import AGENT_TOOL_NAMES
 from miniroom.agent.toolkits import mcp_toolkit, offered_through_cli, toolkit_names
 from miniroom.engine import Agent, CliOffer, ClosableTool, Tool, ToolSource
 from miniroom.llm import agent_dir_from_env
-from miniroom.tools.declared import DeclaredTool
-from miniroom.web.project import load_catalogues
+from miniroom.tools import DeclaredTool
+from miniroom.web import load_catalogues
 
 if TYPE_CHECKING:
     from miniroom.mcp.manager import McpTools

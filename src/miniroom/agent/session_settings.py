@@ -14,7 +14,7 @@ from typing import Any
 from miniroom.agent.profile import ProfileSettings, ResolvedProfile
 from miniroom.config.problems import camel_key
 from miniroom.engine import RetryPolicy, Session
-from miniroom.web.lists import WebCatalogues, catalogues_from_record, record_of
+from miniroom.web import WebCatalogues, catalogues_from_record, record_of
 
 log = logging.getLogger(__name__)
 SETTINGS_ENTRY = "settings"

@@ -14,8 +14,7 @@ from typing import Any
 
 from miniroom.agent.context_files import warn_once_about_link
 from miniroom.engine import ToolError
-from miniroom.tools.paths import OutsideError, read_file_inside
-from miniroom.tools.skill_file import SkillFormatError, split_front_matter
+from miniroom.tools import OutsideError, SkillFormatError, read_file_inside, split_front_matter
 
 logger = logging.getLogger(__name__)
 

@@ -8,11 +8,11 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from miniroom.agent.cli_access import ResponseScope
+from miniroom.agent import ResponseScope
 from miniroom.cli.local_api import LazyAgentServer
 from miniroom.engine import Agent
 from miniroom.llm import agent_dir_from_env
-from miniroom.tools.grant import Ticket
+from miniroom.tools import Ticket
 
 if TYPE_CHECKING:
     from miniroom.minimal.service import AgentCli, ServiceGrant

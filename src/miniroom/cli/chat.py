@@ -10,8 +10,7 @@ import signal
 import sys
 from typing import TextIO
 
-from miniroom.agent.cli_access import cli_access
-from miniroom.agent.subagents.progress import SubagentStatus, progress_line
+from miniroom.agent import SubagentStatus, cli_turn, progress_line
 from miniroom.cli.agent_access import LocalCli, local_cli, local_scope
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import agent_from_args
@@ -28,8 +27,7 @@ from miniroom.engine import (
     TurnEnded,
 )
 from miniroom.llm import Usage
-from miniroom.tools.environment import make_non_dumpable
-from miniroom.tools.todo_write import latest_todos, render_todos
+from miniroom.tools import latest_todos, make_non_dumpable, render_todos
 
 
 class ChatView:
@@ -108,7 +106,7 @@ async def _turn(agent: Agent, text: str, local: LocalCli) -> None:
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
         with stop_signals_call(loop, agent.abort) as stop:
-            async with cli_access(local, agent, local_scope(agent)) as turn:
+            async with cli_turn(local, agent, local_scope(agent)) as turn:
                 await agent.prompt(text, turn)
     finally:
         loop.remove_signal_handler(signal.SIGINT)

@@ -6,9 +6,7 @@ import asyncio
 import enum
 from collections.abc import Mapping
 
-from miniroom.agent.minimal import CliMode
-from miniroom.agent.modes import switch_mode
-from miniroom.agent.switching import switch_model, switch_thinking
+from miniroom.agent import CliMode, switch_mode, switch_model, switch_thinking
 from miniroom.config.errors import UserError
 from miniroom.engine import Agent, NotCompacted
 from miniroom.llm import THINKING_LEVELS

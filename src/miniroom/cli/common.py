@@ -7,12 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from miniroom.agent.builder import SessionChoice, build_agent
-from miniroom.agent.minimal import CliMode
-from miniroom.agent.options import AgentOptions
+from miniroom.agent import AgentOptions, CliMode, SessionChoice, build_agent
 from miniroom.config.errors import UserError
 from miniroom.engine import Agent
-from miniroom.web.project import ensure_fetch_file
+from miniroom.web import ensure_fetch_file
 
 
 class CommandError(UserError):

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 
-from miniroom.agent.config_yaml_check import load_checked_config
+from miniroom.agent import load_checked_config
 from miniroom.config.config_yaml import ConfigError, RoomsConfig
 
 log = logging.getLogger(__name__)

@@ -9,12 +9,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.agent.retry import RETRY_FILE
+from miniroom.agent import RETRY_FILE
 from miniroom.cli.common import fail
 from miniroom.config.paths import DEFAULT_CONFIG
 from miniroom.engine import RetryPolicy
 from miniroom.llm import DEFAULT_MODEL_NAME, TEMPLATES, env_value
-from miniroom.web.project import DEFAULT_FETCH_YML, SETTINGS_FOLDER
+from miniroom.web import DEFAULT_FETCH_YML, SETTINGS_FOLDER
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from miniroom.web.listeners import add_own_listener, remove_own_listener
+from miniroom.web import add_own_listener, remove_own_listener
 
 if TYPE_CHECKING:
     from miniroom.minimal.service import AgentCli

@@ -6,8 +6,7 @@ import argparse
 import asyncio
 import os
 
-from miniroom.agent.external import load_external, mcp_servers
-from miniroom.agent.profile import ProfileError
+from miniroom.agent import ProfileError, load_external, mcp_servers
 from miniroom.cli.common import CommandError, fail, working_folder
 from miniroom.cli.render import first_line
 from miniroom.mcp.files import MCP_FILE

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from miniroom.agent.subagents.progress import SubagentStatus
+from miniroom.agent import SubagentStatus
 from miniroom.engine import (
     Agent,
     AgentEvent,

@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 
-from miniroom.agent.cli_access import cli_access
+from miniroom.agent import cli_turn
 from miniroom.cli.agent_access import LocalCli, local_cli, local_scope
 from miniroom.cli.common import CommandError, agent_from_args, fail
 from miniroom.cli.process import stop_signals_call
@@ -24,7 +24,7 @@ from miniroom.cli.render import (
 )
 from miniroom.engine import Agent, AgentEvent, TurnEnded
 from miniroom.llm import ErrorKind
-from miniroom.tools.environment import make_non_dumpable
+from miniroom.tools import make_non_dumpable
 
 
 def _prompt_text(parts: list[str]) -> str:
@@ -72,7 +72,7 @@ async def _run(agent: Agent, prompt: str, local: LocalCli) -> TurnEnded:
     loop.add_signal_handler(signal.SIGINT, agent.abort)
     try:
         with stop_signals_call(loop, agent.abort):
-            async with cli_access(local, agent, local_scope(agent)) as turn:
+            async with cli_turn(local, agent, local_scope(agent)) as turn:
                 return await agent.prompt(prompt, turn)
     finally:
         await local.close()

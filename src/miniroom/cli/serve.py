@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from miniroom.agent.config_yaml_check import load_checked_config
+from miniroom.agent import load_checked_config
 from miniroom.cli.common import fail
 from miniroom.cli.config_watch import watch_config
 from miniroom.cli.init import missing_config
@@ -29,8 +29,8 @@ from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.runtime.agents import model_problems, profile_problems
 from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.transport import RoomTransport
-from miniroom.tools.environment import make_non_dumpable
-from miniroom.web.project import ensure_fetch_file
+from miniroom.tools import make_non_dumpable
+from miniroom.web import ensure_fetch_file
 
 if TYPE_CHECKING:
     from miniroom.server.probes import Readiness

@@ -21,7 +21,7 @@ from miniroom.minimal.deployment import (
 )
 from miniroom.minimal.receipts import RECEIPTS_FILE, ReceiptStore
 from miniroom.minimal.service import AgentCli
-from miniroom.web.listeners import add_own_listener
+from miniroom.web import add_own_listener
 
 if TYPE_CHECKING:
     import uvicorn

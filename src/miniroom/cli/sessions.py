@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from miniroom.agent.subagents.child import STOP_NOTE_TYPE
+from miniroom.agent import STOP_NOTE_TYPE
 from miniroom.cli.common import money, working_folder
 from miniroom.cli.render import first_line
 from miniroom.engine import (

@@ -7,9 +7,14 @@ import json
 import os
 from pathlib import Path
 
-from miniroom.agent.config_check import VALIDATORS, check_project
-from miniroom.agent.config_yaml_check import check_config_file, load_config
-from miniroom.agent.profile import parse_variables, resolve_profile
+from miniroom.agent import (
+    VALIDATORS,
+    check_config_file,
+    check_project,
+    load_config,
+    parse_variables,
+    resolve_profile,
+)
 from miniroom.cli.common import CommandError, fail, working_folder
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.paths import config_path

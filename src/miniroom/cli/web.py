@@ -11,8 +11,7 @@ import os
 from miniroom.cli.common import CommandError, fail, working_folder
 from miniroom.cli.settings import model_variables
 from miniroom.llm import agent_dir_from_env
-from miniroom.web.kinds import ServiceKind
-from miniroom.web.probe import run_service_test
+from miniroom.web import ServiceKind, run_service_test
 
 
 def web_test_command(args: argparse.Namespace) -> int:

@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from miniroom.hooks.outcome import Finished
-from miniroom.tools.reaper import process_reaper
-from miniroom.tools.shell import (
+from miniroom.tools import (
     DRAIN_SECONDS,
     GATE_LINE,
     STDIN_GATE_ARGV,
     kill_tree,
+    process_reaper,
     release_if_done,
     shell_argv,
 )

@@ -11,8 +11,7 @@ import mcp_types as types
 
 from miniroom.engine import ToolResult
 from miniroom.llm import ImageContent, TextContent, UserContent
-from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, keep_head
-from miniroom.tools.read import MAX_IMAGE_BYTES
+from miniroom.tools import MAX_IMAGE_BYTES, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, keep_head
 
 
 def _resource_text(resource: types.TextResourceContents | types.BlobResourceContents) -> str:

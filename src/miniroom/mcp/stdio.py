@@ -25,8 +25,7 @@ from anyio.streams.text import TextReceiveStream
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
-from miniroom.tools.reaper import process_reaper
-from miniroom.tools.shell import GATE_LINE, STDIN_GATE_ARGV
+from miniroom.tools import GATE_LINE, STDIN_GATE_ARGV, process_reaper
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from miniroom.engine import ToolContext, ToolResult
 from miniroom.llm import ToolSpec
 from miniroom.mcp.config import ServerEntry
 from miniroom.mcp.results import tool_result
-from miniroom.tools.shell import one_line_summary
+from miniroom.tools import one_line_summary
 
 
 class Server(Protocol):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from miniroom.agent.toolkits import tool_name
+from miniroom.agent import tool_name
 from miniroom.engine import (
     NO_HOOKS,
     AgentEvent,

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from miniroom.agent.toolkits import parse_qualified
+from miniroom.agent import parse_qualified
 from miniroom.config.problems import did_you_mean
 from miniroom.engine import Tool
 from miniroom.minimal.errors import bad_input, not_found

@@ -11,16 +11,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from miniroom.agent.cli_access import ResponseScope
-from miniroom.agent.toolkits import tool_name
+from miniroom.agent import ResponseScope, tool_name
 from miniroom.engine import Agent
 from miniroom.minimal import catalog
 from miniroom.minimal.calls import CallBook, Command, Response, Submission, Workbench
 from miniroom.minimal.cli_path import path_with_cli
 from miniroom.minimal.grants import Clock, GrantRegistry, GroupCheck, ResponseGrant
 from miniroom.minimal.receipts import Owner, Receipt, ReceiptStore
-from miniroom.tools.environment import GRANT_TOKEN_VARIABLE, GRANT_URL_VARIABLE
-from miniroom.tools.shell import group_running
+from miniroom.tools import GRANT_TOKEN_VARIABLE, GRANT_URL_VARIABLE, group_running
 
 Address = Callable[[], Awaitable[str]]  # the URL shell commands call; may start the server first
 

@@ -10,7 +10,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from miniroom.server.request_deadline import REQUEST_TIMEOUT_SECONDS, request_deadline_protocol
-from miniroom.web.listeners import add_own_listener, remove_own_listener
+from miniroom.web import add_own_listener, remove_own_listener
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765

@@ -17,17 +17,24 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from miniroom.agent.variables import ProfileError, parse_variables
+from miniroom.agent import ProfileError, parse_variables
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.llm import agent_dir_from_env
 from miniroom.server.errors import ApiError, bad_request
 from miniroom.server.inputs import json_object
 from miniroom.server.settings_api import project_of
-from miniroom.web.catalogue import DEFAULT_PRIORITY
-from miniroom.web.kinds import ServiceKind, ServiceType, SettingSpec
-from miniroom.web.probe import TEST_PAGE, TEST_QUERY, find_saved_service, run_service_test
-from miniroom.web.project import SETTINGS_FOLDER
-from miniroom.web.service_types import SERVICE_TYPES
+from miniroom.web import (
+    DEFAULT_PRIORITY,
+    SERVICE_TYPES,
+    SETTINGS_FOLDER,
+    TEST_PAGE,
+    TEST_QUERY,
+    ServiceKind,
+    ServiceType,
+    SettingSpec,
+    find_saved_service,
+    run_service_test,
+)
 
 MAX_TARGET_CHARS = 2000
 

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from miniroom.agent.config_yaml_check import load_checked_config
+from miniroom.agent import load_checked_config
 from miniroom.config.config_yaml import ConfigError
 from miniroom.config.paths import DEFAULT_CONFIG
 from miniroom.config.problems import Problem

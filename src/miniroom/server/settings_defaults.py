@@ -8,9 +8,7 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from miniroom.agent.profile import PROFILE_NAME, ProfileSettings
-from miniroom.agent.prompt import BASE_PROMPT
-from miniroom.agent.retry import RETRY_FILE
+from miniroom.agent import BASE_PROMPT, PROFILE_NAME, RETRY_FILE, ProfileSettings
 from miniroom.engine import RetryPolicy
 from miniroom.llm import THINKING_LEVELS
 from miniroom.tools import BUILTIN_TOOL_NAMES, TOOL_REQUIRES

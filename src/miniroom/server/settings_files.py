@@ -18,8 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.agent.config_check import VALIDATORS
-from miniroom.agent.config_yaml_check import check_config_file
+from miniroom.agent import VALIDATORS, check_config_file
 from miniroom.config.paths import DEFAULT_CONFIG
 from miniroom.config.problems import Problem, Validator
 from miniroom.config.settings_file import SettingsFileError, read_settings_text

@@ -12,8 +12,7 @@ from typing import Any
 import orjson
 
 import miniroom.tools
-from miniroom.tools.base import BuiltinTool
-from miniroom.tools.declared import SPECS_FILE
+from miniroom.tools import SPECS_FILE, BuiltinTool
 
 # Beside the tools package, the modules whose tool classes agents get as declared tools.
 OTHER_TOOL_MODULES = ("miniroom.web.tools", "miniroom.agent.subagents.tools")

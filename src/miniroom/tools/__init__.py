@@ -1,68 +1,96 @@
-"""tools layer: the built-in tools, one file each, with their output caps and path checks.
+"""tools layer: the built-in tools, one file each, with their output caps, path checks and shells.
 
-The tools an agent gets are `DeclaredTool`s: each file's code loads at its tool's first call.
+The layer's one public face: other layers import from here, never from its modules (the architecture test
+holds them to it); each name loads with its module at first use, so a turn that calls no tool imports no
+tool's code (an agent gets each tool as a `DeclaredTool`, loaded at its first call).
 """
 
-from __future__ import annotations
+import typing
 
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from miniroom.config import faces
 
-from miniroom.engine import Tool
-from miniroom.tools.declared import DeclaredTool, declared_spec, load_class
-from miniroom.tools.output_folder import OutputFolder
+if typing.TYPE_CHECKING:
+    from miniroom.tools.base import BuiltinTool, Params
+    from miniroom.tools.builtin import (
+        BUILTIN_TOOL_NAMES,
+        BUILTIN_TOOLS,
+        TOOL_REQUIRES,
+        builtin_tool_classes,
+        builtin_tools,
+    )
+    from miniroom.tools.declared import SPECS_FILE, DeclaredTool, UntimedDeclaredTool, declared_spec
+    from miniroom.tools.environment import (
+        GRANT_TOKEN_VARIABLE,
+        GRANT_URL_VARIABLE,
+        make_non_dumpable,
+        tool_environment,
+    )
+    from miniroom.tools.grant import GRANT, Grant, Ticket
+    from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, keep_head
+    from miniroom.tools.output_folder import OutputFolder
+    from miniroom.tools.paths import OutsideError, read_file_inside
+    from miniroom.tools.read import MAX_IMAGE_BYTES, read_line_cap
+    from miniroom.tools.reaper import process_reaper
+    from miniroom.tools.shell import (
+        DRAIN_SECONDS,
+        GATE_ARGV,
+        GATE_LINE,
+        NON_INTERACTIVE_ENV,
+        STDIN_GATE_ARGV,
+        child_environment,
+        group_running,
+        kill_tree,
+        one_line_summary,
+        release_if_done,
+        shell_argv,
+    )
+    from miniroom.tools.skill_file import SkillFormatError, split_front_matter
+    from miniroom.tools.todo_write import latest_todos, render_todos
 
-if TYPE_CHECKING:
-    from miniroom.tools.base import BuiltinTool
-    from miniroom.tools.skill_file import SkillRef
+__all__ = [
+    "BUILTIN_TOOLS",
+    "BUILTIN_TOOL_NAMES",
+    "DRAIN_SECONDS",
+    "GATE_ARGV",
+    "GATE_LINE",
+    "GRANT",
+    "GRANT_TOKEN_VARIABLE",
+    "GRANT_URL_VARIABLE",
+    "MAX_IMAGE_BYTES",
+    "MAX_OUTPUT_BYTES",
+    "MAX_OUTPUT_LINES",
+    "NON_INTERACTIVE_ENV",
+    "SPECS_FILE",
+    "STDIN_GATE_ARGV",
+    "TOOL_REQUIRES",
+    "BuiltinTool",
+    "DeclaredTool",
+    "Grant",
+    "OutputFolder",
+    "OutsideError",
+    "Params",
+    "SkillFormatError",
+    "Ticket",
+    "UntimedDeclaredTool",
+    "builtin_tool_classes",
+    "builtin_tools",
+    "child_environment",
+    "declared_spec",
+    "group_running",
+    "keep_head",
+    "kill_tree",
+    "latest_todos",
+    "make_non_dumpable",
+    "one_line_summary",
+    "process_reaper",
+    "read_file_inside",
+    "read_line_cap",
+    "release_if_done",
+    "render_todos",
+    "shell_argv",
+    "split_front_matter",
+    "tool_environment",
+]
 
-
-class BuiltinDeclaration(NamedTuple):
-    """A built-in tool: its toolkit (`files` in `files.read`), its class, and the tool it is in other clothes
-    (parallel_bash runs bash commands): it goes wherever that tool goes, and is off wherever that tool is."""
-
-    toolkit: str
-    target: str  # module:Class
-    requires: str | None = None
-
-    @property
-    def name(self) -> str:
-        return declared_spec(self.target).name
-
-
-# The 11 built-in tools, in the order the model sees them: their names, everywhere, come from here.
-BUILTIN_TOOLS: tuple[BuiltinDeclaration, ...] = (
-    BuiltinDeclaration("files", "miniroom.tools.read:ReadTool"),
-    BuiltinDeclaration("shell", "miniroom.tools.bash:BashTool"),
-    BuiltinDeclaration("shell", "miniroom.tools.parallel_bash:ParallelBashTool", "bash"),
-    BuiltinDeclaration("files", "miniroom.tools.edit:EditTool"),
-    BuiltinDeclaration("files", "miniroom.tools.write:WriteTool"),
-    BuiltinDeclaration("files", "miniroom.tools.grep:GrepTool"),
-    BuiltinDeclaration("files", "miniroom.tools.find:FindTool"),
-    BuiltinDeclaration("files", "miniroom.tools.glob:GlobTool"),
-    BuiltinDeclaration("files", "miniroom.tools.ls:LsTool"),
-    BuiltinDeclaration("skills", "miniroom.tools.load_skill:LoadSkillTool"),
-    BuiltinDeclaration("todo", "miniroom.tools.todo_write:TodoWriteTool"),
-)
-BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in BUILTIN_TOOLS)
-TOOL_REQUIRES: Mapping[str, str] = MappingProxyType(
-    {tool.name: tool.requires for tool in BUILTIN_TOOLS if tool.requires is not None}
-)
-TAKES_OUTPUT_FOLDER = frozenset(
-    {"read", "bash", "parallel_bash"}
-)  # the shells keep long output; read reads it
-
-
-def builtin_tool_classes() -> tuple[type[BuiltinTool[Any]], ...]:
-    """The built-in tool classes, in order (importing every tool's code)."""
-    return tuple(load_class(tool.target) for tool in BUILTIN_TOOLS)
-
-
-def builtin_tools(skills: Sequence[SkillRef] = (), output: OutputFolder | None = None) -> list[Tool]:
-    """One of each built-in tool, in the order of BUILTIN_TOOLS; the shells share one output folder, which
-    read may read from."""
-    shared = output or OutputFolder()
-    made_with: dict[str, tuple[Any, ...]] = dict.fromkeys(TAKES_OUTPUT_FOLDER, (shared,))
-    made_with["load_skill"] = (skills,)
-    return [DeclaredTool(tool.target, *made_with.get(tool.name, ())) for tool in BUILTIN_TOOLS]
+if not typing.TYPE_CHECKING:  # for mypy, the names are the imports above
+    __getattr__ = faces.lazy_face(__name__, __file__)

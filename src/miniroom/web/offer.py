@@ -7,9 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from miniroom.engine import Tool
-from miniroom.tools.declared import DeclaredTool
-from miniroom.tools.environment import tool_environment
-from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools import DeclaredTool, OutputFolder, tool_environment
 from miniroom.web.context import ServiceEnvironment, WebContext
 from miniroom.web.lists import WebCatalogues
 from miniroom.web.project import load_catalogues

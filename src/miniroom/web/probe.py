@@ -12,8 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from miniroom.tools.environment import tool_environment
-from miniroom.tools.output import keep_head
+from miniroom.tools import keep_head, tool_environment
 from miniroom.web.catalogue import Catalogue, ServiceEntry, read_catalogue
 from miniroom.web.chain import failure_reason
 from miniroom.web.convert import page_text

@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.tools.reaper import process_reaper
-from miniroom.tools.shell import GATE_ARGV, NON_INTERACTIVE_ENV
+from miniroom.tools import GATE_ARGV, NON_INTERACTIVE_ENV, process_reaper
 
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 _STDERR_TAIL = 500

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from miniroom.tools.output import MAX_OUTPUT_BYTES, keep_head
-from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools import MAX_OUTPUT_BYTES, OutputFolder, keep_head
 from miniroom.web.chain import Attempt
 from miniroom.web.convert import PageText
 from miniroom.web.services import FetchedPage, SearchResults

@@ -10,10 +10,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
-from miniroom.tools.base import BuiltinTool, Params
-from miniroom.tools.output_folder import OutputFolder
-from miniroom.tools.read import read_line_cap
-from miniroom.tools.shell import one_line_summary
+from miniroom.tools import BuiltinTool, OutputFolder, Params, one_line_summary, read_line_cap
 from miniroom.web.catalogue import ServiceEntry
 from miniroom.web.chain import ChainResult, run_chain
 from miniroom.web.convert import PageText, page_text

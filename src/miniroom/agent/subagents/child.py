@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from miniroom.agent.cli_access import subagent_cli
+from miniroom.agent.cli_access import subagent_turn
 from miniroom.agent.subagents.progress import SubagentStatus
 from miniroom.agent.subagents.slots import Slots
 from miniroom.agent.subagents.store import TaskState
@@ -26,7 +26,7 @@ from miniroom.engine import (
     UsageReported,
 )
 from miniroom.llm import Usage
-from miniroom.tools.grant import Grant
+from miniroom.tools import Grant
 
 STOP_NOTE_TYPE = "stop_note"  # a `custom` session entry: why a subagent's session ended early
 NO_ANSWER = "(the subagent ended without an answer)"
@@ -138,7 +138,7 @@ class ChildRun:
         self._update(state="running", phase="start", session=child.session.id)
         child.subscribe(self._on_child_event)
         try:
-            async with subagent_cli(self.spec.grant, child) as turn:
+            async with subagent_turn(self.spec.grant, child) as turn:
                 ended = await child.prompt(self.spec.prompt, turn)
             if self.stop_note is not None:
                 append_stop_note(child.session, self.stop_note)

@@ -40,8 +40,7 @@ from miniroom.engine import (
     child_session_paths,
 )
 from miniroom.llm import UserMessage
-from miniroom.tools.grant import GRANT
-from miniroom.tools.output import keep_head
+from miniroom.tools import GRANT, keep_head
 
 log = logging.getLogger(__name__)
 STOPPED_BY_REQUEST = "stopped with agent_stop"

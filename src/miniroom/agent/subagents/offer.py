@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from miniroom.engine import Tool
-from miniroom.tools.declared import UntimedDeclaredTool, declared_spec
+from miniroom.tools import UntimedDeclaredTool, declared_spec
 
 if TYPE_CHECKING:
     from miniroom.agent.subagents.manager import SubagentManager

@@ -11,8 +11,7 @@ from miniroom.agent.subagents.manager import SubagentManager, TaskRequest, cappe
 from miniroom.agent.subagents.store import TaskRecord
 from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.llm import TextContent
-from miniroom.tools.base import BuiltinTool, Params
-from miniroom.tools.grant import GRANT
+from miniroom.tools import GRANT, BuiltinTool, Params
 
 WITHOUT_MINIMAL = "Call it again without minimal: true."
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]

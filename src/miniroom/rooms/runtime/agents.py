@@ -7,11 +7,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.agent.builder import SessionChoice, build_agent
-from miniroom.agent.minimal import CliMode, shell_problems
-from miniroom.agent.options import AgentOptions
-from miniroom.agent.profile import parse_variables, resolve_profile
-from miniroom.agent.variables import ProfileError
+from miniroom.agent import (
+    AgentOptions,
+    CliMode,
+    ProfileError,
+    SessionChoice,
+    build_agent,
+    parse_variables,
+    resolve_profile,
+    shell_problems,
+)
 from miniroom.config.config_yaml import AgentEntry, RoomsConfig
 from miniroom.engine import Agent, directory_for_cwd
 from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 
-from miniroom.agent.subagents.progress import CHILD_EVENT_KEY, SubagentStatus, short_count
+from miniroom.agent import CHILD_EVENT_KEY, SubagentStatus, short_count
 from miniroom.engine import AgentEvent, ToolStarted, ToolUpdated
 from miniroom.rooms.content import MESSAGE_EVENT, message_content, permalink
 from miniroom.rooms.runtime.replies import ReplyTarget, ReplyWriter

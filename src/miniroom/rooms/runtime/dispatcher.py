@@ -8,7 +8,7 @@ import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from miniroom.agent.cli_access import CliAccess
+from miniroom.agent import CliAccess
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.dotenv import read_dotenv
 from miniroom.config.settings_file import SettingsFileError

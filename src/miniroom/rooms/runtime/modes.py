@@ -3,8 +3,7 @@ shell commands reach the agent's other tools through `miniroom-agent`."""
 
 from __future__ import annotations
 
-from miniroom.agent.cli_access import CliAccess, ResponseScope
-from miniroom.agent.minimal import CliMode, unavailable_message
+from miniroom.agent import CliAccess, CliMode, ResponseScope, unavailable_message
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.ledger import Turn

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from miniroom.agent.cli_access import cli_access
+from miniroom.agent import cli_turn
 from miniroom.config.errors import UserError
 from miniroom.engine import Agent, Session, TurnEnded
 from miniroom.rooms.content import TurnState
@@ -197,7 +197,7 @@ class TurnRunner:
             agent.subscribe(running.on_event)
             agent.subscribe(threads.on_event)
             running.attach(agent)
-            async with cli_access(modes.access if modes else None, agent, response_scope(turn)) as values:
+            async with cli_turn(modes.access if modes else None, agent, response_scope(turn)) as values:
                 ended = await (agent.continue_turn(values) if stored else agent.prompt(turn.prompt, values))
         finally:
             running.detach()
