@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.minimal import CliMode
 from miniroom.agent.options import AgentOptions
 from miniroom.agent.prompt import FORMS_PROMPT
+from miniroom.engine import ToolContext
 from miniroom.engine.session import Session
 from miniroom.tools import BUILTIN_TOOL_NAMES
+from miniroom.tools.bash import BashTool
+from miniroom.tools.declared import DeclaredTool
 
 ENV = {
     "MODEL": "scripted/test-model",
@@ -76,3 +80,19 @@ def test_the_forms_syntax_stays_in_the_prompt_when_a_profile_replaces_the_built_
     agent.session.close()
     assert agent.config.system_prompt.startswith("You are terse.")
     assert FORMS_PROMPT in agent.config.system_prompt
+
+
+def test_a_minimal_agents_bash_stops_after_the_profiles_minimal_bash_timeout(tmp_path: Path) -> None:
+    (tmp_path / ".miniroom").mkdir()
+    (tmp_path / ".miniroom" / "miniagent.yml").write_text(
+        "profiles:\n  safe:\n    minimalBashTimeout: 7\n", encoding="utf-8"
+    )
+    env = {**ENV, "MINI_AGENT_DIR": str(tmp_path / "mini")}
+    options = AgentOptions(command_line=CliMode(minimal=True))
+    agent = build_agent(None, tmp_path, env, SessionChoice(), options=options)
+    agent.session.close()
+    [bash] = agent.config.tools
+    assert isinstance(bash, DeclaredTool)
+    assert isinstance(bash.built, BashTool)
+    assert bash.built.default_timeout(ToolContext(tmp_path)) == 7
+    assert "stops after 7 s" in agent.config.system_prompt

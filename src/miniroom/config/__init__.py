@@ -5,5 +5,6 @@
 trusting it), `bounded_yaml` and `yaml_source` (YAML with the line of every key), `settings_model` (the base
 of every `.miniroom/*.yml` shape), `config_yaml` (the schema of config.yaml), `paths` (where config.yaml and
 the data folder are), `expand` (`$VAR` in settings values), `json_files` (small JSON state files, replaced
-atomically). Import from the module that owns a name; this package re-exports nothing.
+atomically), `faces` (a layer's public face that loads each name with its module at first use). Import from
+the module that owns a name; this package re-exports nothing.
 """
