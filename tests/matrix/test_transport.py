@@ -116,6 +116,20 @@ async def test_a_room_is_created_by_alias_and_every_account_joins(
     assert again.room_id(key) == room_id
 
 
+async def test_a_room_takes_its_display_name_and_a_new_one_on_the_next_start(
+    transports: MakeTransport, human: MakeHuman
+) -> None:
+    agent, key = unique("namer"), unique("hall")
+    transport = await transports({agent: "Namer"}, {key: None}, room_names={key: "The Hall"})
+    room_id = transport.room_id(key)
+    alice = human("alice")
+    await alice.join(f"#{key}:miniroom.test")
+    state = f"/v3/rooms/{room_id}/state/m.room.name"
+    assert (await alice.request("GET", state))["name"] == "The Hall"
+    await transports({agent: "Namer"}, {key: None}, room_names={key: "Great Hall"})
+    assert (await alice.request("GET", state))["name"] == "Great Hall"
+
+
 async def test_an_invite_is_accepted_and_brings_the_router(
     transports: MakeTransport, human: MakeHuman
 ) -> None:
