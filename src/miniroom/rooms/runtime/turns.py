@@ -22,6 +22,7 @@ from miniroom.rooms.runtime.modes import AgentModes, response_scope
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
 from miniroom.rooms.runtime.team_turns import TeamTurns
+from miniroom.rooms.runtime.uploads import load_images
 from miniroom.rooms.transport import RoomTransport
 
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
@@ -198,7 +199,11 @@ class TurnRunner:
             agent.subscribe(threads.on_event)
             running.attach(agent)
             async with cli_access(modes.access if modes else None, agent, response_scope(turn)):
-                ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
+                if stored:
+                    ended = await agent.continue_turn()
+                else:
+                    images = load_images(self.factory.workspace(turn.agent), turn.images)
+                    ended = await agent.prompt(turn.prompt, images)
         finally:
             running.detach()
             if agent is not None:
