@@ -60,6 +60,12 @@ def attachment_of(content: Mapping[str, Any]) -> Attachment | None:
     )
 
 
+def msgtype_for(mimetype: str) -> str:
+    """The message type a file of `mimetype` is sent as: m.image, m.audio, m.video, else m.file."""
+    major = mimetype.partition("/")[0].lower()
+    return f"m.{major}" if major in ("image", "audio", "video") else "m.file"
+
+
 def safe_filename(name: str) -> str:
     """`name` as one harmless file name: its last path part, letters, digits and `._-+@=` only, no leading
     dot (so never hidden, `.` or `..`), at most `MAX_NAME_BYTES`, extension kept; "attachment" if nothing is

@@ -62,5 +62,7 @@ def read_media(connection: sqlite3.Connection, url: str) -> Media:
         "SELECT media_id, filename, mimetype, data FROM media WHERE media_id = ?", (media_id,)
     ).fetchone()
     if row is None or "/" in media_id:
-        raise UnknownMedia(f"no file {url} is stored in these rooms; it may come from another server")
+        raise UnknownMedia(
+            f"no file {MXC_PREFIX}{media_id} is stored in these rooms; it may come from elsewhere"
+        )
     return Media(row["media_id"], row["filename"], row["mimetype"], bytes(row["data"]))
