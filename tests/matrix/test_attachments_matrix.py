@@ -1,5 +1,6 @@
 """On a real Synapse, files people post reach the agent through the authenticated media API (Synapse serves
-new media only there): a CSV posted in a thread is saved in the agent's working folder and read from it."""
+new media only there): a CSV posted in a thread is saved in the agent's working folder and read from it, and
+the file the agent writes comes back as an m.file people download."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from tests.matrix.synapse_server import Synapse
 from tests.runtime.support import prompt_of
 
 CSV = b"city,visits\nOslo,3\nLima,5\n"
+TOP = "city\nLima\n"
 
 
 async def upload(human: Human, data: bytes, filename: str, mimetype: str) -> str:
@@ -38,6 +40,18 @@ async def upload(human: Human, data: bytes, filename: str, mimetype: str) -> str
         )
     reply.raise_for_status()
     return str(reply.json()["content_uri"])
+
+
+async def download(human: Human, url: str) -> bytes:
+    """What a client gets for `url` from the authenticated media API (client v1)."""
+    server, media_id = url.removeprefix("mxc://").split("/")
+    async with httpx.AsyncClient(timeout=10) as client:
+        reply = await client.get(
+            f"{human.url}/_matrix/client/v1/media/download/{server}/{media_id}",
+            headers={"Authorization": f"Bearer {human.token}"},
+        )
+    reply.raise_for_status()
+    return reply.content
 
 
 def file_in_thread(root: str, filename: str, url: str, size: int, mimetype: str) -> dict[str, Any]:
@@ -77,17 +91,22 @@ async def test_a_csv_posted_on_synapse_is_read_by_the_agent_from_its_working_fol
         folder = conversation_folder(room, root)
         provider.script(
             Reply(tool_calls=[("read", {"path": f"{folder}/visits.csv"})]),
-            Reply(text="Lima has the most visits."),
+            Reply(tool_calls=[("write", {"path": "top.csv", "content": TOP})]),
+            Reply(tool_calls=[("send_file", {"path": "top.csv"})]),
+            Reply(text="Lima has the most visits; the top city is in top.csv."),
         )
         url = await upload(alice, CSV, "visits.csv", "text/csv")
         await alice.send_event(
             room, "m.room.message", file_in_thread(root, "visits.csv", url, len(CSV), "text/csv")
         )
-        await eventually(lambda: replies(2), "the analyst's answer to the file")
+        *_, handed = await eventually(lambda: replies(3), "the analyst's answer and its file")
         await served.idle()
+        assert (handed["content"]["msgtype"], handed["content"]["body"]) == ("m.file", "top.csv")
+        assert await download(alice, handed["content"]["url"]) == TOP.encode()
         saved = served.data_dir / "workspaces" / analyst / folder / "visits.csv"
         assert saved.read_bytes() == CSV
     name = alice.user_id.removeprefix("@").partition(":")[0]  # a new account's display name
     told = f"{name}: [file: visits.csv] (saved in your working folder as {folder}/visits.csv, 26 bytes)"
     assert prompt_of(provider.requests[1]) == told
     assert "Lima,5" in json.dumps(provider.requests[2].body["messages"][-1])
+    assert "top.csv (10 bytes) will be posted after your reply." in json.dumps(provider.requests[4].body)

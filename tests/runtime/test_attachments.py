@@ -129,3 +129,30 @@ async def test_a_file_named_like_a_command_is_a_file_not_a_command(
         assert [path.name for path in saved.iterdir()] == ["thread_mode_room"]
     [request] = provider.requests
     assert "[file: !thread_mode room]" in prompt_of(request)
+
+
+async def test_an_agent_hands_back_a_file_it_wrote_as_an_m_file_after_its_reply(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(
+        Reply(tool_calls=[("write", {"path": "out/summary.csv", "content": "city,visits\nLima,5\n"})]),
+        Reply(tool_calls=[("send_file", {"path": "out/summary.csv"}), ("send_file", {"path": "../x"})]),
+        Reply(text="Here is the summary."),
+    )
+    async with running_rooms(tmp_path, provider, {"helper": agent_entry("Helper")}) as rooms:
+        rooms.post("summarise the visits into a file")
+        await rooms.settle()
+        reply, handed = rooms.agent_messages(HELPER)
+        assert rooms.shown_text(reply["event_id"]).endswith("Here is the summary.")
+        content = handed["content"]
+        assert (content["msgtype"], content["body"], content["info"]) == (
+            "m.file",
+            "summary.csv",
+            {"mimetype": "text/csv", "size": 19},
+        )
+        assert content["m.relates_to"]["m.in_reply_to"] == {"event_id": reply["event_id"]}
+        assert content["m.relates_to"]["event_id"] == reply["content"]["m.relates_to"]["event_id"]
+        assert rooms.store.media(content["url"]).data == b"city,visits\nLima,5\n"
+    results = json.dumps(provider.requests[2].body["messages"][-1])
+    assert "summary.csv (19 bytes) will be posted after your reply." in results
+    assert "outside the working folder" in results
