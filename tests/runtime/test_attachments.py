@@ -96,9 +96,8 @@ async def test_audio_and_video_are_said_plainly_not_to_have_been_read(
         assert not (rooms.data_dir / "workspaces" / "helper" / "uploads").exists()
     kind = msgtype.removeprefix("m.")
     [request] = provider.requests
-    assert prompt_of(request) == (
-        f"You: [{kind}: memo.ogg] (a {kind} message: miniroom did not read it, so its content is unknown)"
-    )
+    not_read = f"not read: miniroom does not read {kind} messages, so its content is unknown"
+    assert prompt_of(request) == f"You: [{kind}: memo.ogg] ({not_read})"
 
 
 async def test_other_kinds_of_message_are_still_ignored_with_a_warning(

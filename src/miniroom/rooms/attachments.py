@@ -108,7 +108,7 @@ def saved_line(attachment: Attachment, where: str, size: int, *, image_attached:
 
 def not_read_line(attachment: Attachment) -> str:
     """Audio and video are never passed on, and the agent is told so plainly."""
-    told = f"a {attachment.kind} message: miniroom did not read it, so its content is unknown"
+    told = f"not read: miniroom does not read {attachment.kind} messages, so its content is unknown"
     return f"{label(attachment)} ({told})"
 
 
