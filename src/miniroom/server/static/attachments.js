@@ -36,8 +36,15 @@ export async function attach(file, threadRoot, receive) {
   }
 }
 
+// A file dropped beside the room and the thread is not opened in place of the chat.
+function keepThePage(event) {
+  if (event.dataTransfer && [...event.dataTransfer.types].includes("Files")) event.preventDefault();
+}
+
 // An attach button beside `form`'s send button, and files dropped on (or pasted into) `area` sent too.
 export function wireAttachments(form, area, threadRoot, receive) {
+  document.addEventListener("dragover", keepThePage);
+  document.addEventListener("drop", keepThePage);
   const picker = element("input", "attach-picker");
   picker.type = "file";
   picker.multiple = true;
