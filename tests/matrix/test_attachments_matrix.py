@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from miniroom.rooms.attachments import conversation_folder
+from miniroom.rooms.transport import MediaError, MediaTooLarge
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.matrix.conftest import MakeHuman
+from tests.matrix.conftest import MakeHuman, MakeTransport, unique
 from tests.matrix.humans import Event, Human
 from tests.matrix.runtime_support import (
     agent_names,
@@ -110,3 +112,17 @@ async def test_a_csv_posted_on_synapse_is_read_by_the_agent_from_its_working_fol
     assert prompt_of(provider.requests[1]) == told
     assert "Lima,5" in json.dumps(provider.requests[2].body["messages"][-1])
     assert "top.csv (10 bytes) will be posted after your reply." in json.dumps(provider.requests[4].body)
+
+
+async def test_media_are_read_up_to_the_limit_and_unknown_ones_say_so(
+    transports: MakeTransport, human: MakeHuman
+) -> None:
+    transport = await transports({unique("clerk"): "Clerk"})
+    url = await upload(human("carol"), b"x" * 2048, "big.log", "text/plain")
+    assert await transport.media(url, 4096) == b"x" * 2048
+    with pytest.raises(MediaTooLarge):
+        await transport.media(url, 1024)
+    with pytest.raises(MediaError, match="HTTP 404"):
+        await transport.media(url[:-3] + "zzz", 4096)
+    with pytest.raises(MediaError, match="is not an mxc://server/media-id URI"):
+        await transport.media("https://example.org/f", 4096)
