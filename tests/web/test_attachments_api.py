@@ -100,3 +100,13 @@ async def test_an_empty_file_and_an_unknown_media_id_are_refused(api: httpx.Asyn
     unknown = await api.get("/api/media/nothing-here")
     assert unknown.status_code == 404
     assert "no file mxc://miniroom.local/nothing-here" in unknown.json()["error"]
+
+
+async def test_a_deleted_file_message_takes_its_bytes_with_it(api: httpx.AsyncClient) -> None:
+    answer = await api.post("/api/rooms/lobby/attachments?filename=keys.txt", content=b"secret", headers=FILE)
+    event = answer.json()["event"]
+    media_id = event["content"]["url"].rsplit("/", 1)[1]
+    assert (await api.get(f"/api/media/{media_id}")).status_code == 200
+    redacted = await api.post(f"/api/rooms/lobby/events/{event['event_id']}/redact", json={})
+    assert redacted.status_code == 201
+    assert (await api.get(f"/api/media/{media_id}")).status_code == 404

@@ -55,6 +55,12 @@ def store_media(
     return media
 
 
+def forget_media(connection: sqlite3.Connection, url: str) -> None:
+    """Delete the bytes of an `mxc://miniroom.local/…` URI (a redacted message's); others are not ours."""
+    if url.startswith(MXC_PREFIX):
+        connection.execute("DELETE FROM media WHERE media_id = ?", (url.removeprefix(MXC_PREFIX),))
+
+
 def read_media(connection: sqlite3.Connection, url: str) -> Media:
     """The file of an `mxc://miniroom.local/…` URI (or of its bare media id); UnknownMedia otherwise."""
     media_id = url.removeprefix(MXC_PREFIX)
