@@ -18,6 +18,7 @@ from miniroom.rooms.attachments import (
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.runtime.uploads import Uploads, save
 from miniroom.transports.embedded import EmbeddedTransport, RoomStore
+from tests.runtime.media_support import PNG
 
 PERSON = "@you:miniroom.local"
 
@@ -158,3 +159,20 @@ async def test_hostile_names_land_inside_the_conversations_folder(
     assert sorted(path.name for path in written) == ["attachment", "env", "escape.txt", "passwd"]
     assert all(path.parent == folder for path in written)
     assert len(written) == len(names)
+
+
+async def test_a_turn_shows_the_model_its_newest_five_images_and_names_the_others(
+    tmp_path: Path, transport: tuple[RoomStore, EmbeddedTransport]
+) -> None:
+    store, embedded = transport
+    events = []
+    for number in range(7):
+        media = store.put_media(PERSON, f"shot{number}.png", "image/png", PNG + bytes([number]))
+        content = {"msgtype": "m.image", "body": f"shot{number}.png", "url": media.url}
+        events.append({"event_id": f"${number}", "content": content})
+    received = await Uploads(embedded).receive(tmp_path, Conversation("!r", "$t"), events)
+    folder = conversation_folder("!r", "$t")
+    assert received.images == [f"{folder}/shot{number}.png" for number in range(2, 7)]
+    assert not received.notes["$1"].endswith("the image follows")
+    saved = f"saved in your working folder as {folder}/shot2.png, 71 bytes"
+    assert received.notes["$2"] == f"[image: shot2.png] ({saved}); the image follows"

@@ -33,6 +33,7 @@ from miniroom.tools.paths import InsidePath, inside_path, open_inside, read_file
 from miniroom.tools.read import MAX_IMAGE_BYTES, SNIFF_BYTES, image_mime
 
 log = logging.getLogger(__name__)
+MAX_IMAGES = 5  # images a turn shows the model (the newest); older ones are named, as saved
 MAX_SAME_NAMES = 100  # report.csv, report-2.csv, … report-100.csv; past that the file is not saved
 NOT_LINKED = "it came without a link to its content (encrypted files are not supported)"
 
@@ -57,18 +58,29 @@ class Uploads:
         """The notes and images of the attachments among `events`; `workspace` None: described by name only
         (a team, which has no working folder of its own)."""
         received = Received()
+        images: list[tuple[str, Attachment, str, int]] = []  # (event id, attachment, where, size)
         for raw in events:
             content = raw.get("content")
             attachment = attachment_of(content) if isinstance(content, Mapping) else None
             event_id = raw.get("event_id")
             if attachment is None or not isinstance(event_id, str):
                 continue
-            received.notes[event_id] = await self._note(attachment, workspace, conversation, received)
+            note = await self._note(attachment, workspace, conversation)
+            if isinstance(note, str):
+                received.notes[event_id] = note
+            else:
+                images.append((event_id, attachment, *note))
+        shown = images[-MAX_IMAGES:]  # the newest: the message that asked is the last
+        for event_id, attachment, where, size in images:
+            attached = (event_id, attachment, where, size) in shown
+            received.notes[event_id] = saved_line(attachment, where, size, image_attached=attached)
+        received.images = [where for _event_id, _attachment, where, _size in shown]
         return received
 
     async def _note(
-        self, attachment: Attachment, workspace: Path | None, conversation: Conversation, received: Received
-    ) -> str:
+        self, attachment: Attachment, workspace: Path | None, conversation: Conversation
+    ) -> str | tuple[str, int]:
+        """What the turn says of `attachment`, or (where, size) of an image the model may be shown."""
         if attachment.kind in ("audio", "video"):
             return not_read_line(attachment)
         if workspace is None:
@@ -90,10 +102,9 @@ class Uploads:
         except (OSError, ToolError) as error:
             log.warning("Cannot save %s in %s: %s", attachment.name, workspace / folder, error)
             return not_saved_line(attachment, f"it could not be saved in the working folder: {error}")
-        image = attachment.kind == "image" and image_mime(data[:SNIFF_BYTES]) and len(data) <= MAX_IMAGE_BYTES
-        if image:
-            received.images.append(where)
-        return saved_line(attachment, where, len(data), image_attached=bool(image))
+        if attachment.kind == "image" and image_mime(data[:SNIFF_BYTES]) and len(data) <= MAX_IMAGE_BYTES:
+            return where, len(data)
+        return saved_line(attachment, where, len(data), image_attached=False)
 
 
 def save(workspace: Path, folder: str, name: str, data: bytes) -> str:
