@@ -15,6 +15,7 @@ from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.server import (
     agent_api,
     api,
+    media_api,
     openai_api,
     page,
     probes,
@@ -54,6 +55,7 @@ def create_app(
             *page.ROUTES,
             *probes.ROUTES,
             *api.ROUTES,
+            *media_api.ROUTES,
             *settings_api.ROUTES,
             *services_api.ROUTES,
             *session_api.ROUTES,

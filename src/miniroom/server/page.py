@@ -104,7 +104,19 @@ _PAGE = """<!doctype html>
 
 
 # The modules app.js imports, fetched beside it rather than after it has been read.
-CHAT_MODULES = ("actions", "api", "cards", "dom", "forms", "hub", "model", "narrow", "people", "render")
+CHAT_MODULES = (
+    "actions",
+    "api",
+    "attachments",
+    "cards",
+    "dom",
+    "forms",
+    "hub",
+    "model",
+    "narrow",
+    "people",
+    "render",
+)
 _PRELOADS = "\n".join(f'<link rel="modulepreload" href="/static/{name}.js">' for name in CHAT_MODULES)
 # A page that does not carry its first reads starts them at once, while its scripts load.
 _BOOT = '<script src="/static/boot.js" async></script>\n'

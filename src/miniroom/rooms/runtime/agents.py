@@ -145,6 +145,10 @@ class AgentFactory:
     def workspace(self, agent: str) -> Path:
         return self.data_dir / "workspaces" / safe_name(agent)
 
+    def own_workspace(self, agent: str) -> Path | None:
+        """The agent's working folder; None for a team, whose members each work in their own."""
+        return self.workspace(agent) if agent in self.config.agents else None
+
     def command_line(self, agent: str, *, minimal: bool) -> CommandLine:
         """How the agent's shells reach its other tools; in minimal mode that, its identity and its
         minimal_instructions are all its prompt holds."""

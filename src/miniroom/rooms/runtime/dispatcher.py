@@ -39,7 +39,7 @@ from miniroom.rooms.transport import Event, RoomTransport
 log = logging.getLogger(__name__)
 RECONNECT_DELAYS = (1.0, 30.0)  # seconds: the first wait after a transport failure, and the longest
 TYPESAFE_PREFIX = "TYPESAFE_"
-NOT_TEXT_IGNORED = "Ignoring a %s message from %s in %s (%s): agents read typed text only"
+NOT_TEXT_IGNORED = "Ignoring a %s message from %s in %s (%s): agents read text, files and images only"
 
 
 class RoomRuntime:
@@ -88,7 +88,7 @@ class RoomRuntime:
             modes=modes,
             metrics=metrics,
         )
-        prompts = TurnPrompts(self.facts, self.ledger)
+        prompts = TurnPrompts(self.facts, self.ledger, factory.own_workspace)
         self.turns = TurnScheduler(
             self.ledger, runner, self.facts.agent_name, self._after_turn, prompts.prompt
         )
@@ -185,14 +185,14 @@ class RoomRuntime:
             return  # our own echoes: hand-offs are taken from a reply's final text instead
         if not event.is_edit and not event.is_message:
             return
-        if event.is_message and not event.is_text:
+        if event.is_message and not event.is_readable:
             log.warning(NOT_TEXT_IGNORED, event.msgtype, event.sender, event.room_id, event.event_id)
             return
         self.ledger.receive(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
         try:
             if event.is_edit:
                 await self.edits.handle(event)
-            elif is_command(event.body):
+            elif event.is_text and is_command(event.body):
                 await self.commands.handle(event)
             else:
                 await self.messages.handle(event)
