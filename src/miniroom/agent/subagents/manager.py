@@ -22,6 +22,7 @@ from miniroom.agent.subagents.child import (
     stopped_text,
 )
 from miniroom.agent.subagents.progress import SubagentStatus
+from miniroom.agent.subagents.resume import EarlierChild, find_child
 from miniroom.agent.subagents.slots import Slots
 from miniroom.agent.subagents.store import (
     SHUTDOWN_NOTE,
@@ -54,6 +55,7 @@ class TaskRequest:
     prompt: str
     profile: str | None = None
     minimal: bool = False  # a minimal-mode subagent, its shell reaching its tools through the parent's CLI
+    resume: EarlierChild | None = None  # the earlier subagent of this chat to continue
 
 
 def capped(text: str, session: str | None) -> str:
@@ -96,18 +98,39 @@ def check_text(record: TaskRecord, live: SubagentStatus | None) -> str:
     return f"{head}.\n\n{capped(body, record.session)}" if body else f"{head}."
 
 
+@dataclass(frozen=True)
+class ChatSessions:
+    """Where a root chat's subagent sessions are kept, and the ids the chat had (one before new settings)."""
+
+    folder: Path
+    ids: tuple[str, ...]
+
+
 class SubagentManager:
     """Runs the subagents of one root chat; its background tasks live in `store`."""
 
-    def __init__(self, factory: ChildFactory, store: TaskStore, session_id: str, max_parallel: int) -> None:
-        self.factory, self.store, self.session_id = factory, store, session_id
+    def __init__(
+        self, factory: ChildFactory, store: TaskStore, sessions: ChatSessions, max_parallel: int
+    ) -> None:
+        self.factory, self.store, self.sessions = factory, store, sessions
+        self.session_id = sessions.ids[0]
         self.slots = Slots(max_parallel)
         self._runs: dict[int, tuple[ChildRun, asyncio.Task[None]]] = {}
+        self._continuing: set[str] = set()  # the earlier subagents being continued now
+
+    def earlier_child(self, child_id: str) -> EarlierChild:
+        """A subagent of this chat to continue; ValueError says why `child_id` is none, or is busy."""
+        child = find_child(self.sessions.folder, child_id, self.sessions.ids)
+        running = (r.session for r in self.store.records.values() if not r.finished_state)
+        if child.id in self._continuing or child.id in running:
+            raise ValueError(f"Subagent {child.id} ({child.description}) is still running; wait for its end.")
+        return child
 
     def _spec(self, request: TaskRequest, ctx: ToolContext) -> ChildSpec:
         grants = ctx.command_grants if request.minimal else None
+        resume = request.resume.path if request.resume is not None else None
         return ChildSpec(
-            request.description, request.prompt, request.profile, self.session_id, ctx.call_id, grants
+            request.description, request.prompt, request.profile, self.session_id, ctx.call_id, grants, resume
         )
 
     async def run(self, request: TaskRequest, ctx: ToolContext) -> SubagentStatus:
@@ -117,8 +140,13 @@ class SubagentManager:
             ctx.report(status.details(event))
 
         run = ChildRun(self._spec(request, ctx), self.factory, report, ctx.spend, task=None)
-        run.start(self.slots)
-        return await run.finished()
+        busy = request.resume.id if request.resume is not None else ""
+        self._continuing.add(busy)
+        try:
+            run.start(self.slots)
+            return await run.finished()
+        finally:
+            self._continuing.discard(busy)
 
     def start(self, request: TaskRequest, ctx: ToolContext) -> TaskRecord:
         """An `agent_start` call: the task is queued and its record returned at once."""
