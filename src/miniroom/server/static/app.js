@@ -5,6 +5,7 @@ import { api, carriedReads, endEarlyReads, friendly, token } from "./api.js";
 import { bindActions, newTxnId, roomPath, send, startEdit, toggleReaction, wireComposer } from "./actions.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
 import { $, button, element, showStatus } from "./dom.js";
+import { exportThread } from "./export.js";
 import { formWidget } from "./forms.js";
 import { wireHub } from "./hub.js";
 import {
@@ -457,6 +458,10 @@ async function start() {
   document.addEventListener("miniroom:rooms-changed", () => loadRooms().catch(() => {}));
   wireComposer($("composer"), $("composer-input"), () => null);
   wireComposer($("thread-composer"), $("thread-input"), () => state.threadRoot);
+  for (const [id, format] of [["thread-export-md", "markdown"], ["thread-export-json", "json"]]) {
+    const failed = (error) => showStatus(friendly(error, "export the thread"));
+    $(id).addEventListener("click", () => exportThread(state.threadRoot, format).catch(failed));
+  }
   $("thread-close").addEventListener("click", () => {
     closeThread();
     showErrorLabels();
