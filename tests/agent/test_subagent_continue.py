@@ -61,6 +61,34 @@ async def test_a_subagent_continues_in_its_own_session_after_the_parent_restarts
     assert child.message_count == 4
 
 
+async def test_a_background_task_continues_after_its_chat_was_recreated_with_new_settings(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    provider.script(
+        Reply(tool_calls=[("agent_start", {"description": "quick", "prompt": "CHILD-Q answer"})]),
+        Reply(text="started it"),
+        Reply(text="it finished"),
+    )
+    provider.script_for("CHILD-Q", Reply(text="the quick answer"), Reply(text="the second answer"))
+    agent, _ = root_agent(provider, tmp_path)
+    await agent.prompt("start it")
+    await agent.aclose()
+    [child] = child_sessions(agent.session.path, agent.session.id)
+    env = scripted_env(provider, tmp_path, MINI_PROFILE_TOOL_CALL_TIMEOUT="77")  # a new setting: recreated
+    again = build_agent(None, tmp_path / "project", env, SessionChoice(continue_latest=True))
+    assert again.session.id != agent.session.id
+    task = {"description": "more", "prompt": "and again", "resume": child.id}
+    provider.script(Reply(tool_calls=[("agent", task)]), Reply(text="done"))
+    await again.prompt("ask it again")
+    await again.aclose()
+    result = results(again)[-1]
+    assert result.text == f"the second answer\n\n[subagent {child.id}]"
+    told = [json.dumps(r.body["messages"]) for r in provider.requests]
+    finished = [text for text in told if "Background task 1 (quick) finished" in text]
+    assert finished
+    assert f"[subagent {child.id}]" in finished[0]  # the id the model continues it by
+
+
 async def test_ids_that_name_no_subagent_of_this_chat_are_refused_with_the_known_ones(
     provider: ScriptedProvider, tmp_path: Path
 ) -> None:

@@ -281,7 +281,7 @@ async def test_a_session_recreated_with_new_settings_keeps_its_tasks(
     assert again.session.id != agent.session.id
     await again.prompt("how did it go?")
     await again.aclose()
-    assert results(again)[-1].text == "Task 1 (quick): done.\n\nthe quick answer"
+    assert results(again)[-1].text.startswith("Task 1 (quick): done.\n\nthe quick answer\n\n[subagent ")
 
 
 async def test_a_child_of_a_continued_chat_gets_the_fetch_and_search_lists_the_chat_started_with(

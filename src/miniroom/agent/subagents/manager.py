@@ -69,12 +69,19 @@ def capped(text: str, session: str | None) -> str:
     return f"{kept.text}\n\n[Cut to the first {kept.kept_lines} of {kept.total_lines} lines.{where}]"
 
 
+def with_id(text: str, session: str | None) -> str:
+    """`text` ending with the subagent's id, which `agent` with `resume` continues it by."""
+    return f"{text}\n\n[subagent {session}]" if session else text
+
+
 def outcome_message(record: TaskRecord) -> str:
     """What the model reads when a background task finished."""
     head = f"Background task {record.number} ({record.description})"
     if record.state == "done":
-        return f"{head} finished. Its answer:\n\n{capped(record.answer or '', record.session)}"
-    return f"{head} failed:\n\n{capped(record.error or '', record.session)}"
+        text = f"{head} finished. Its answer:\n\n{capped(record.answer or '', record.session)}"
+    else:
+        text = f"{head} failed:\n\n{capped(record.error or '', record.session)}"
+    return with_id(text, record.session)
 
 
 def check_text(record: TaskRecord, live: SubagentStatus | None) -> str:
@@ -95,7 +102,7 @@ def check_text(record: TaskRecord, live: SubagentStatus | None) -> str:
         body = stopped_text(
             record.note or "cancelled", record.answer or "", started=record.session is not None
         )
-    return f"{head}.\n\n{capped(body, record.session)}" if body else f"{head}."
+    return with_id(f"{head}.\n\n{capped(body, record.session)}" if body else f"{head}.", record.session)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pydantic import Field, StringConstraints, WithJsonSchema
 
 from miniroom.agent.cli_access import SubagentGrants
 from miniroom.agent.subagents.child import NO_ANSWER
-from miniroom.agent.subagents.manager import SubagentManager, TaskRequest, capped, check_text
+from miniroom.agent.subagents.manager import SubagentManager, TaskRequest, capped, check_text, with_id
 from miniroom.agent.subagents.store import TaskRecord
 from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.llm import TextContent
@@ -103,9 +103,7 @@ class AgentTool(_ManagedTool, BuiltinTool[AgentParams]):
         continued = params.resume is not None
         request = self._continued(params, ctx) if continued else self._check_profile(params, ctx)
         status = await self.manager.run(request, ctx)
-        text = capped(status.outcome or NO_ANSWER, status.session)
-        if status.session:  # the id that continues it
-            text += f"\n\n[subagent {status.session}]"
+        text = with_id(capped(status.outcome or NO_ANSWER, status.session), status.session)
         return ToolResult([TextContent(text)], is_error=status.state != "done", details=status.details())
 
     def summary(self, arguments: dict[str, Any]) -> str:
