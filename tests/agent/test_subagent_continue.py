@@ -9,8 +9,12 @@ import re
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.subagents.child import STOP_NOTE_TYPE
+from miniroom.agent.subagents.store import SHUTDOWN_NOTE
 from miniroom.engine.agent import Agent
+from miniroom.engine.session import Session
 from miniroom.engine.session_index import child_sessions
+from miniroom.llm.messages import AssistantMessage, ToolCall
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.agent.test_subagents import child_requests, results, root_agent, scripted_env
 
@@ -87,6 +91,23 @@ async def test_a_background_task_continues_after_its_chat_was_recreated_with_new
     finished = [text for text in told if "Background task 1 (quick) finished" in text]
     assert finished
     assert f"[subagent {child.id}]" in finished[0]  # the id the model continues it by
+
+
+async def test_a_continued_subagent_cut_short_by_a_dead_process_gets_the_stop_note(
+    provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    agent, child_id = await first_child(provider, tmp_path, "CHILD")
+    await agent.aclose()
+    # what a process killed while `agent` continued the subagent leaves: the call, without its result
+    call = ToolCall("call_cut", "agent", {"description": "more", "prompt": "go on", "resume": child_id})
+    agent.session.append_message(AssistantMessage([call], stop_reason="tool_use"))
+    agent.session.close()
+    provider.script(Reply(text="it was cut short"))
+    again = restarted(provider, tmp_path)
+    await again.aclose()
+    [child] = child_sessions(again.session.path, again.session.id)
+    notes = [e for e in Session.load(child.path, whole=True).entries if e.get("customType") == STOP_NOTE_TYPE]
+    assert [note["data"]["note"] for note in notes] == [SHUTDOWN_NOTE]
 
 
 async def test_ids_that_name_no_subagent_of_this_chat_are_refused_with_the_known_ones(

@@ -191,14 +191,15 @@ def _subagent_tools(
 ) -> list[Tool]:
     """The four subagent tools of a root chat, over its background tasks and subagents (a recreated session's
     too); the subagents of `interrupted` calls (a killed process) are closed first."""
-    close_interrupted_children(session, interrupted)
+    folder = directory_for_cwd(agent_dir, children.cwd)  # where its subagents' sessions are
+    close_interrupted_children(session, interrupted, folder)
     recreated = session.recreated_from
     previous = (
         recreated.previous_id if recreated is not None and recreated.previous_id != session.id else None
     )
     store = open_task_store(agent_dir, session.id, previous)
     ids = (session.id,) if previous is None else (session.id, previous)
-    sessions = ChatSessions(directory_for_cwd(agent_dir, children.cwd), ids)
+    sessions = ChatSessions(folder, ids)
     return subagent_tools(SubagentManager(children, store, sessions, settings.max_parallel_agents))
 
 

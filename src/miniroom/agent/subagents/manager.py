@@ -40,7 +40,7 @@ from miniroom.engine import (
     ToolContext,
     child_session_paths,
 )
-from miniroom.llm import UserMessage
+from miniroom.llm import AssistantMessage, ToolCall, UserMessage
 from miniroom.tools.output import keep_head
 
 log = logging.getLogger(__name__)
@@ -242,13 +242,30 @@ def open_task_store(agent_dir: Path, session_id: str, previous_id: str | None = 
     return store
 
 
-def close_interrupted_children(session: Session, call_ids: Collection[str]) -> None:
-    """The subagents of the calls a dead process left without a result: their sessions get the stop note."""
+def close_interrupted_children(
+    session: Session, call_ids: Collection[str], folder: Path | None = None
+) -> None:
+    """The subagents of the calls a dead process left without a result, those they continued too: their
+    sessions (in `folder`, by default beside the parent's) get the stop note."""
     if not call_ids:
         return
-    for path, header in child_session_paths(session.path, session.id).items():
-        if header.get(PARENT_CALL_KEY) in call_ids:
+    continued = _continued_by(session, call_ids)
+    where = session.path if folder is None else folder / session.path.name
+    for path, header in child_session_paths(where, session.id).items():
+        if header.get(PARENT_CALL_KEY) in call_ids or header.get("id") in continued:
             _note_in_session(path, SHUTDOWN_NOTE)
+
+
+def _continued_by(session: Session, call_ids: Collection[str]) -> set[str]:
+    """The subagent ids that the `agent` calls `call_ids` of `session` continued (`resume`)."""
+    calls = (
+        block
+        for message in session.history()
+        if isinstance(message, AssistantMessage)
+        for block in message.content
+        if isinstance(block, ToolCall) and block.id in call_ids and block.name == "agent"
+    )
+    return {str(call.arguments["resume"]) for call in calls if call.arguments.get("resume")}
 
 
 def _note_in_session(path: Path, note: str) -> None:
