@@ -123,6 +123,10 @@ ERRORS = {
         "agents:\n  helper:\n    thread_mode: rooms\n",
         """config.yaml:3: agents.helper.thread_mode: must be 'thread' or 'room' (got "rooms")""",
     ),
+    "bad_memory": (
+        "agents:\n  helper:\n    memory: files\n",
+        """config.yaml:3: agents.helper.memory: must be 'none' or 'file' (got "files")""",
+    ),
     "bad_room_thread_mode": (
         "agents:\n  helper:\n    room_thread_modes: {lobby: threads}\n",
         "config.yaml:3: agents.helper.room_thread_modes.lobby: must be 'thread' or 'room' (got \"threads\")",

@@ -105,6 +105,8 @@ class AgentEntry(_Strict):
     minimal_instructions: list[str] = Field(default_factory=list)
     # Tool calls one response may make; calls through miniroom-agent are counted apart from direct ones.
     max_tool_calls_per_turn: int | None = Field(default=None, gt=0)
+    # file: MEMORY.md (in its prompt) and memory/ in its working folder, kept across conversations
+    memory: Literal["none", "file"] = "none"
 
     @field_validator("instructions", "minimal_instructions", mode="before")
     @classmethod

@@ -15,6 +15,7 @@ from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.server import (
     agent_api,
     api,
+    export_api,
     media_api,
     openai_api,
     page,
@@ -59,6 +60,7 @@ def create_app(
             *settings_api.ROUTES,
             *services_api.ROUTES,
             *session_api.ROUTES,
+            *export_api.ROUTES,
             *stream.ROUTES,
             *(agent_api.ROUTES if agent_cli is not None else ()),
             *openai_api.ROUTES,

@@ -77,6 +77,10 @@ _PAGE = """<!doctype html>
       <h2>Thread</h2>
       <span id="thread-error" class="label error" hidden>error</span>
       <span id="thread-spend" class="spend muted" hidden></span>
+      <button type="button" id="thread-export-md" class="export" aria-label="Export the thread as Markdown"
+        title="Download this thread as Markdown">⤓ md</button>
+      <button type="button" id="thread-export-json" class="export" aria-label="Export the thread as JSON"
+        title="Download this thread as JSON">⤓ json</button>
       <button type="button" id="thread-close" class="icon" aria-label="Close thread">×</button>
     </header>
     <ol id="thread-timeline" class="timeline"></ol>

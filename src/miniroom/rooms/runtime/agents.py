@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.memory import memory_prompt
 from miniroom.agent.minimal import CommandLine, shell_problems
 from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.agent.variables import ProfileError
@@ -115,6 +116,11 @@ def room_prompt(name: str, agent: AgentEntry, identity: str | None = None) -> st
     return "\n".join(lines)
 
 
+def _with_memory(prompt: str, agent: AgentEntry, workspace: Path) -> str:
+    """`prompt` and, for an agent with file memory, its memory as it stands now."""
+    return f"{prompt}\n\n{memory_prompt(workspace)}" if agent.memory == "file" else prompt
+
+
 class AgentFactory:
     """Engine agents for room conversations: settings from the project, one session per conversation.
 
@@ -158,6 +164,7 @@ class AgentFactory:
             identity=room_identity(agent, settings),
             instructions=tuple(settings.minimal_instructions),
             tools_setting=f"agents.{agent}.tools in config.yaml",
+            memory=settings.memory == "file",
         )
 
     def shell_problems(self, agent: str) -> list[str]:
@@ -195,7 +202,7 @@ class AgentFactory:
             SessionChoice(path=self.session_path(agent, conversation, team)),
             model_variables=choice.variables,
             project_dir=self.project_dir,
-            extra_prompt=room_prompt(agent, settings, identity),
+            extra_prompt=_with_memory(room_prompt(agent, settings, identity), settings, cwd),
             tool_allowlist=settings.tools or None,  # the agent's own allowlist narrows its profile's tools
             command_line=command_line,
             max_tool_calls_per_turn=settings.max_tool_calls_per_turn,

@@ -6,6 +6,7 @@ import { bindActions, newTxnId, roomPath, send, startEdit, toggleReaction, wireC
 import { showAttachment, wireAttachments } from "./attachments.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
 import { $, button, element, showStatus } from "./dom.js";
+import { exportThread } from "./export.js";
 import { formWidget } from "./forms.js";
 import { wireHub } from "./hub.js";
 import {
@@ -471,6 +472,10 @@ async function start() {
   wireComposer($("thread-composer"), $("thread-input"), () => state.threadRoot);
   wireAttachments($("composer"), $("room"), () => null, receive);
   wireAttachments($("thread-composer"), $("thread"), () => state.threadRoot, receive);
+  for (const [id, format] of [["thread-export-md", "markdown"], ["thread-export-json", "json"]]) {
+    const failed = (error) => showStatus(friendly(error, "export the thread"));
+    $(id).addEventListener("click", () => exportThread(state.threadRoot, format).catch(failed));
+  }
   $("thread-close").addEventListener("click", () => {
     closeThread();
     showErrorLabels();

@@ -262,6 +262,10 @@ class RoomStore:
         with self._read() as connection:
             return timeline.thread_messages(connection, room_id, root)
 
+    def edits_of(self, room_id: str, event_id: str) -> list[Event]:
+        with self._read() as connection:
+            return timeline.edits_of(connection, room_id, event_id)
+
     def room_messages(self, room_id: str, limit: int) -> list[Event]:
         with self._read() as connection:
             return timeline.room_messages(connection, room_id, limit)
