@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import ssl
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -32,7 +31,7 @@ from tests.llm.support import (
     http_response,
     openai_model,
 )
-from tests.webtools.servers import Answer, Running, serve
+from tests.webtools.servers import Answer, Running, company_tls, serve
 
 ModelFactory = Callable[..., Model]
 BOTH = pytest.mark.parametrize("make_model", [anthropic_model, openai_model], ids=["anthropic", "openai"])
@@ -419,9 +418,7 @@ def test_an_html_error_page_reads_as_one_line_of_its_words() -> None:
 @pytest.fixture
 def company_ca_site() -> Iterator[tuple[Running, trustme.CA]]:
     """An HTTPS server whose certificate a local authority signed, one no default store knows."""
-    authority = trustme.CA()
-    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    authority.issue_cert("127.0.0.1").configure_cert(served)
+    served, authority = company_tls()
     with serve(lambda seen: Answer.json({"error": {"message": "no such route"}}, 404), served) as site:
         yield site, authority
     trusted_tls_context.cache_clear()

@@ -19,6 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import trustme
+
 
 @dataclass(frozen=True)
 class Seen:
@@ -157,6 +159,15 @@ def serve(respond: Route, tls: ssl.SSLContext | None = None) -> Iterator[Running
     finally:
         server.shutdown()
         server.server_close()
+
+
+def company_tls() -> tuple[ssl.SSLContext, trustme.CA]:
+    """A server's TLS for 127.0.0.1, its certificate signed by a local authority no default store knows (as a
+    company's own), and that authority."""
+    authority = trustme.CA()
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(served)
+    return served, authority
 
 
 def by_path(routes: Mapping[str, Route]) -> Route:

@@ -20,7 +20,6 @@ from miniroom.agent.external import ExternalSettings, turn_hooks
 from miniroom.agent.minimal import DEFAULT_IDENTITY, CommandLine, require_shell, shell_problems
 from miniroom.agent.modes import PromptFacts, prompt_and_tools
 from miniroom.agent.profile import (
-    PROFILE_FILE,
     ProfileError,
     ResolvedProfile,
     profile_names,
@@ -29,6 +28,7 @@ from miniroom.agent.profile import (
 from miniroom.agent.prompt import SUBAGENT_PROMPT
 from miniroom.agent.session_settings import frozen_settings
 from miniroom.agent.subagents.child import ChildSpec
+from miniroom.config.paths import PROFILE_FILE
 from miniroom.engine import (
     PARENT_CALL_KEY,
     Agent,
