@@ -31,7 +31,7 @@ from tests.llm.support import (
     http_response,
     openai_model,
 )
-from tests.webtools.servers import Answer, Running, company_tls, serve
+from tests.webtools.servers import Answer, Running, company_tls, serve, trust_defaults_only, trusting
 
 ModelFactory = Callable[..., Model]
 BOTH = pytest.mark.parametrize("make_model", [anthropic_model, openai_model], ids=["anthropic", "openai"])
@@ -428,18 +428,14 @@ async def test_an_untrusted_certificate_says_how_to_trust_its_authority(
     company_ca_site: tuple[Running, trustme.CA], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site, authority = company_ca_site
-    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
-    trusted_tls_context.cache_clear()
+    trust_defaults_only(monkeypatch)
     _, done = await collect(anthropic_model(site.url))
     assert_failed(
         done, ErrorKind.CONNECTION, f"the certificate of {site.url} is not trusted", "SSL_CERT_FILE"
     )
     assert site.seen == []
 
-    with authority.cert_pem.tempfile() as trusted:  # the same server, its authority now named
-        monkeypatch.setenv("SSL_CERT_FILE", trusted)
-        trusted_tls_context.cache_clear()
+    with trusting(authority, monkeypatch):  # the same server, its authority now named
         _, done = await collect(anthropic_model(site.url))
     assert_failed(done, ErrorKind.REJECTED, "404", "no such route")
     assert [seen.path for seen in site.seen] == ["/v1/messages"]
