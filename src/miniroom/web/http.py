@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from miniroom.config.http_client import http_client
+from miniroom.config.paths import FETCH_FILE
 from miniroom.config.tls import trusted_tls_context
 from miniroom.web.guard import guarded_transport, request_hook
 from miniroom.web.reach import Reach
@@ -56,8 +57,8 @@ async def fetch_deadline(seconds: float) -> AsyncIterator[None]:
             yield
     except TimeoutError:
         raise ServiceFailure(
-            f"no complete page within {seconds:g} s (TimeoutSec in .miniroom/fetch.yml is the deadline for "
-            "the whole fetch, redirects included)"
+            f"no complete page within {seconds:g} s (TimeoutSec in {FETCH_FILE.as_posix()} is the deadline "
+            "for the whole fetch, redirects included)"
         ) from None
 
 
