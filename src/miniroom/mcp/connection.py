@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import shutil
 from collections import deque
 from collections.abc import AsyncIterator
@@ -27,7 +26,13 @@ from miniroom.engine import Tool, ToolError
 from miniroom.llm import ToolSpec
 from miniroom.mcp.config import ServerEntry
 from miniroom.mcp.names import tool_name
-from miniroom.mcp.session import client_options, first_error, http_session
+from miniroom.mcp.session import (
+    STREAMABLE_HTTP_TYPES,
+    client_options,
+    first_error,
+    http_session,
+    wrong_content_type,
+)
 from miniroom.mcp.stdio import STDERR_TAIL_LINES, gated_stdio
 from miniroom.mcp.tool import McpTool
 from miniroom.tools.shell import child_environment
@@ -38,34 +43,11 @@ CLOSE_SECONDS = 2.0  # for an HTTP server to take the session's end; a stdio ser
 MAX_PAGES = 100  # of a tool list: a server that never stops paginating is cut off there
 REFRESH_SECONDS = 10.0  # a request waits this long for a changed tool list, then goes with the old one
 State = Literal["connecting", "connected", "failed", "closed"]
-_CONTENT_TYPE = re.compile(r"got '([^']*)'")
 # What a server must answer with, by transport, for the message when it answers something else.
 _EXPECTED = {
     "sse": "an MCP event stream (text/event-stream)",
-    "http": "MCP (application/json or text/event-stream)",
+    "http": STREAMABLE_HTTP_TYPES,
 }
-
-
-class _ReportedByMiniroom(logging.Filter):
-    """The SDK's transports log their failures with a traceback; miniroom reports each one itself, in a
-    line naming the server, so the SDK's record is kept for debug logging only."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno < logging.WARNING or logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
-
-
-for _name in ("mcp.client.sse", "mcp.client.streamable_http"):
-    logging.getLogger(_name).addFilter(_ReportedByMiniroom())
-
-
-def _wrong_content_type(error: BaseException) -> str | None:
-    """The content type a server answered with instead of MCP's, when that is what `error` says."""
-    if isinstance(error, httpx2.SSEError):  # the SSE transport's
-        found = _CONTENT_TYPE.search(str(error))
-        return found.group(1) if found else "another content type"
-    if isinstance(error, MCPError) and error.message.startswith("Unexpected content type: "):
-        return error.message.removeprefix("Unexpected content type: ") or "no content type"
-    return None
 
 
 def _command_path(command: str, cwd: Path, search_path: str | None) -> str | None:
@@ -228,7 +210,7 @@ class ServerConnection:
 
     def _describe(self, error: BaseException) -> str:
         leaf = first_error(error)
-        if (content_type := _wrong_content_type(leaf)) is not None:
+        if (content_type := wrong_content_type(leaf)) is not None:
             reason = (
                 f"{self.entry.shown_url} answered with {content_type}, not {_EXPECTED[self.entry.type]}; "
                 f"check `url` in {MCP_FILE}"

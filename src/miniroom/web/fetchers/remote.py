@@ -22,7 +22,8 @@ import mcp_types as types
 from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
 
-from miniroom.mcp.session import first_error, http_session
+from miniroom.config.paths import FETCH_FILE
+from miniroom.mcp.session import STREAMABLE_HTTP_TYPES, first_error, http_session, wrong_content_type
 from miniroom.web.guard import configured_reach, request_hook
 from miniroom.web.http import fetch_deadline
 from miniroom.web.services import FetchedPage, FinalFailure, ServiceEnvironment, ServiceFailure
@@ -73,10 +74,15 @@ class PlaywrightMcpFetcher:
             failure = first_error(error)
             if isinstance(failure, ServiceFailure | FinalFailure):  # a refused address among them
                 raise failure from None
-            reason = (
-                failure.message if isinstance(failure, MCPError) else f"{type(failure).__name__}: {failure}"
-            )
-            raise ServiceFailure(f"the browser service at {self.url} failed: {reason}") from None
+            raise ServiceFailure(f"the browser service at {self.url} failed: {_reason(failure)}") from None
+
+
+def _reason(failure: BaseException) -> str:
+    if (content_type := wrong_content_type(failure)) is not None:
+        return (
+            f"it answered with {content_type}, not {STREAMABLE_HTTP_TYPES}; check ServiceUrl in {FETCH_FILE}"
+        )
+    return failure.message if isinstance(failure, MCPError) else f"{type(failure).__name__}: {failure}"
 
 
 async def _call(session: Client, name: str, arguments: dict[str, Any]) -> str:
