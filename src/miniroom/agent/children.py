@@ -20,7 +20,6 @@ from miniroom.agent.external import ExternalSettings, turn_hooks
 from miniroom.agent.minimal import DEFAULT_IDENTITY, CommandLine, require_shell, shell_problems
 from miniroom.agent.modes import PromptFacts, prompt_and_tools
 from miniroom.agent.profile import (
-    PROFILE_FILE,
     ProfileError,
     ProfileSettings,
     ResolvedProfile,
@@ -37,6 +36,7 @@ from miniroom.agent.session_settings import (
 )
 from miniroom.agent.subagents.child import ChildSpec
 from miniroom.agent.subagents.resume import MINIMAL_KEY
+from miniroom.config.paths import PROFILE_FILE
 from miniroom.engine import (
     PARENT_CALL_KEY,
     Agent,

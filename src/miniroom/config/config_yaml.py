@@ -155,10 +155,6 @@ class ModelConfig(_Strict):
     model: str
     variables: list[VariableLine] = Field(default_factory=list)
 
-    def variable_map(self) -> dict[str, str]:
-        """The variables as a mapping; a later line wins over an earlier one with the same name."""
-        return dict(line.split("=", 1) for line in self.variables)
-
 
 class RouterConfig(_Strict):
     """`router`: the model that picks one agent for an untagged message."""
@@ -210,6 +206,20 @@ class RoomsConfig(_Strict):
         if isinstance(value, Mapping):
             return {person: [alias] if isinstance(alias, str) else alias for person, alias in value.items()}
         return value
+
+    def model_entry(self, alias: object) -> ModelConfig:
+        """`models.<alias>`; UnknownModel when there is none (or `alias` is no text, as JSON may send)."""
+        if not isinstance(alias, str) or alias not in self.models:
+            raise UnknownModel(alias, ", ".join(sorted(self.models)) or "none")
+        return self.models[alias]
+
+
+class UnknownModel(LookupError):
+    """config.yaml has no model `alias`; `known` names the models it has ("none" without any)."""
+
+    def __init__(self, alias: object, known: str) -> None:
+        super().__init__(f"no model {alias!r} (models: {known})")
+        self.alias, self.known = alias, known
 
 
 ConfigCheck = Callable[[RoomsConfig], list[Finding]]  # a check of a valid shape: what is wrong, where

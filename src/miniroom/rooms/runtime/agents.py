@@ -16,6 +16,7 @@ from miniroom.config.config_yaml import AgentEntry, RoomsConfig
 from miniroom.engine import Agent, directory_for_cwd
 from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.rooms.conversation import Conversation
+from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
 
 ROOM_CONVERSATION = "room"
 # Room sessions get ids derived from (agent, room, thread), so a restart finds each conversation's file again.
@@ -121,7 +122,7 @@ def _with_memory(prompt: str, agent: AgentEntry, workspace: Path) -> str:
     return f"{prompt}\n\n{memory_prompt(workspace)}" if agent.memory == "file" else prompt
 
 
-class AgentFactory:
+class AgentFactory(ReadsLiveConfig):
     """Engine agents for room conversations: settings from the project, one session per conversation.
 
     `project_dir` (the folder of config.yaml) holds the `.miniroom/` settings of every agent; each agent
@@ -130,9 +131,10 @@ class AgentFactory:
     """
 
     def __init__(
-        self, config: RoomsConfig, data_dir: Path, env: Mapping[str, str], project_dir: Path
+        self, config: RoomsConfig | LiveConfig, data_dir: Path, env: Mapping[str, str], project_dir: Path
     ) -> None:
-        self.config, self.data_dir, self.env, self.project_dir = config, data_dir, env, project_dir
+        self.read_config(config)
+        self.data_dir, self.env, self.project_dir = data_dir, env, project_dir
 
     def model_choice(self, agent: str) -> ModelChoice:
         alias = self.config.agents[agent].model or self.config.defaults.model
