@@ -14,12 +14,13 @@ if typing.TYPE_CHECKING:
     from miniroom.agent.config_check import VALIDATORS, check_project
     from miniroom.agent.config_yaml_check import check_config_file, load_checked_config, load_config
     from miniroom.agent.external import load_external, mcp_servers
+    from miniroom.agent.memory import memory_prompt
     from miniroom.agent.minimal import CliMode, shell_problems, unavailable_message
     from miniroom.agent.modes import switch_mode
     from miniroom.agent.options import AgentOptions
     from miniroom.agent.profile import PROFILE_NAME, ProfileSettings, resolve_profile
     from miniroom.agent.prompt import BASE_PROMPT
-    from miniroom.agent.retry import RETRY_FILE
+    from miniroom.agent.session_settings import plain_value
     from miniroom.agent.subagents.child import STOP_NOTE_TYPE
     from miniroom.agent.subagents.progress import CHILD_EVENT_KEY, SubagentStatus, progress_line, short_count
     from miniroom.agent.switching import switch_model, switch_thinking
@@ -30,7 +31,6 @@ __all__ = [
     "BASE_PROMPT",
     "CHILD_EVENT_KEY",
     "PROFILE_NAME",
-    "RETRY_FILE",
     "STOP_NOTE_TYPE",
     "VALIDATORS",
     "AgentOptions",
@@ -49,8 +49,10 @@ __all__ = [
     "load_config",
     "load_external",
     "mcp_servers",
+    "memory_prompt",
     "parse_qualified",
     "parse_variables",
+    "plain_value",
     "progress_line",
     "resolve_profile",
     "shell_problems",

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from miniroom.config.paths import RETRY_FILE
 from miniroom.engine import RetryPolicy
 
 if TYPE_CHECKING:
     from miniroom.config.problems import Problem
-
-RETRY_FILE = Path(".miniroom") / "retry.yml"
 
 
 def _read_retry_file(path: Path) -> tuple[RetryPolicy, list[Problem]]:

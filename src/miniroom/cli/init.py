@@ -9,12 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.agent import RETRY_FILE
 from miniroom.cli.common import fail
-from miniroom.config.paths import DEFAULT_CONFIG
+from miniroom.config.paths import DEFAULT_CONFIG, RETRY_FILE, SETTINGS_FOLDER
 from miniroom.engine import RetryPolicy
 from miniroom.llm import DEFAULT_MODEL_NAME, TEMPLATES, env_value
-from miniroom.web import DEFAULT_FETCH_YML, SETTINGS_FOLDER
+from miniroom.web import DEFAULT_FETCH_YML
 
 
 @dataclass(frozen=True)
@@ -98,7 +97,7 @@ maxAttempts: {policy.max_attempts}
 
 def project_files(choice: ModelChoice) -> dict[str, str]:
     """What `init` writes, by path relative to the project folder."""
-    settings = Path(SETTINGS_FOLDER)
+    settings = SETTINGS_FOLDER
     return {
         DEFAULT_CONFIG: config_text(choice),
         (settings / "fetch.yml").as_posix(): DEFAULT_FETCH_YML,

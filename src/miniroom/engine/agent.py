@@ -34,6 +34,7 @@ from miniroom.llm import (
     AssistantMessage,
     Context,
     ErrorKind,
+    ImageContent,
     Message,
     Model,
     ProviderFailure,
@@ -176,9 +177,11 @@ class Agent:
         if self._inner is not None:
             self._inner.cancel()
 
-    async def prompt(self, text: str, turn: TurnValues = NO_TURN_VALUES) -> ev.TurnEnded:
-        """Run one turn for a user message, until the model stops calling tools, fails or is aborted; its
-        tool calls get `turn`."""
+    async def prompt(
+        self, text: str, turn: TurnValues = NO_TURN_VALUES, images: Sequence[ImageContent] = ()
+    ) -> ev.TurnEnded:
+        """Run one turn for a user message (with `images` after its text, as people sent them), until the
+        model stops calling tools, fails or is aborted; its tool calls get `turn`."""
         self._aborted = False
         verdict = await self._hooked(self._prompt_verdict(text), PASS)
         if self._aborted:
@@ -187,7 +190,7 @@ class Agent:
             message = replace(self._aborted_message(""), stop_reason="error", error_message=verdict.blocked)
             return self._end_turn(message, Usage(), ProviderFailure(ErrorKind.BLOCKED, verdict.blocked))
         context = [TextContent(verdict.context)] if verdict.context else []
-        self._record(UserMessage([TextContent(text), *context]))
+        self._record(UserMessage([TextContent(text), *images, *context]))
         return await self.continue_turn(turn)
 
     async def _prompt_verdict(self, text: str) -> PromptVerdict:

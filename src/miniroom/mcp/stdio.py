@@ -22,7 +22,6 @@ import mcp_types as types
 from anyio.abc import ByteReceiveStream, ByteSendStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from anyio.streams.text import TextReceiveStream
-from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from miniroom.tools import GATE_LINE, STDIN_GATE_ARGV, process_reaper
@@ -95,7 +94,9 @@ def _kill_group(pgid: int) -> None:
 @asynccontextmanager
 async def gated_stdio(
     server: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str], stderr_tail: deque[str]
-) -> AsyncIterator[TransportStreams]:
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
     """Run `argv` as the MCP server `server` and speak JSON-RPC lines over its stdin and stdout."""
     process = await anyio.open_process(
         [*STDIN_GATE_ARGV, *argv], cwd=cwd, env=dict(env), start_new_session=True

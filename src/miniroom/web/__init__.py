@@ -16,14 +16,13 @@ if typing.TYPE_CHECKING:
     from miniroom.web.lists import WebCatalogues, catalogues_from_record, record_of
     from miniroom.web.offer import web_tools
     from miniroom.web.probe import TEST_PAGE, TEST_QUERY, find_saved_service, run_service_test
-    from miniroom.web.project import DEFAULT_FETCH_YML, SETTINGS_FOLDER, ensure_fetch_file, load_catalogues
+    from miniroom.web.project import DEFAULT_FETCH_YML, ensure_fetch_file, load_catalogues
     from miniroom.web.service_types import SERVICE_TYPES
 
 __all__ = [
     "DEFAULT_FETCH_YML",
     "DEFAULT_PRIORITY",
     "SERVICE_TYPES",
-    "SETTINGS_FOLDER",
     "TEST_PAGE",
     "TEST_QUERY",
     "ServiceKind",
