@@ -28,8 +28,15 @@ if typing.TYPE_CHECKING:
     from miniroom.tools.grant import GRANT, Grant, Ticket
     from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, keep_head
     from miniroom.tools.output_folder import OutputFolder
-    from miniroom.tools.paths import OutsideError, read_file_inside
-    from miniroom.tools.read import MAX_IMAGE_BYTES, read_line_cap
+    from miniroom.tools.paths import (
+        InsidePath,
+        OutsideError,
+        inside_path,
+        open_inside,
+        open_regular_file,
+        read_file_inside,
+    )
+    from miniroom.tools.read import MAX_IMAGE_BYTES, SNIFF_BYTES, image_mime, read_line_cap
     from miniroom.tools.reaper import process_reaper
     from miniroom.tools.shell import (
         DRAIN_SECONDS,
@@ -60,12 +67,14 @@ __all__ = [
     "MAX_OUTPUT_BYTES",
     "MAX_OUTPUT_LINES",
     "NON_INTERACTIVE_ENV",
+    "SNIFF_BYTES",
     "SPECS_FILE",
     "STDIN_GATE_ARGV",
     "TOOL_REQUIRES",
     "BuiltinTool",
     "DeclaredTool",
     "Grant",
+    "InsidePath",
     "OutputFolder",
     "OutsideError",
     "Params",
@@ -77,11 +86,15 @@ __all__ = [
     "child_environment",
     "declared_spec",
     "group_running",
+    "image_mime",
+    "inside_path",
     "keep_head",
     "kill_tree",
     "latest_todos",
     "make_non_dumpable",
     "one_line_summary",
+    "open_inside",
+    "open_regular_file",
     "process_reaper",
     "read_file_inside",
     "read_line_cap",

@@ -17,9 +17,7 @@ from miniroom.rooms.attachments import MAX_SAVED_BYTES, too_large
 from miniroom.rooms.content import MESSAGE_EVENT, conversation_relation, media_content, message_content
 from miniroom.rooms.runtime.ledger import transaction_id
 from miniroom.rooms.transport import MediaError, RoomTransport
-from miniroom.tools.base import BuiltinTool, Params
-from miniroom.tools.paths import inside_path, open_regular_file
-from miniroom.tools.read import SNIFF_BYTES, image_mime
+from miniroom.tools import SNIFF_BYTES, BuiltinTool, Params, image_mime, inside_path, open_regular_file
 
 log = logging.getLogger(__name__)
 MAX_FILES = 10  # a turn's files; a model looping on send_file stops there

@@ -29,8 +29,15 @@ from miniroom.rooms.attachments import (
 )
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.transport import MediaError, MediaTooLarge, RoomTransport
-from miniroom.tools.paths import InsidePath, inside_path, open_inside, read_file_inside
-from miniroom.tools.read import MAX_IMAGE_BYTES, SNIFF_BYTES, image_mime
+from miniroom.tools import (
+    MAX_IMAGE_BYTES,
+    SNIFF_BYTES,
+    InsidePath,
+    image_mime,
+    inside_path,
+    open_inside,
+    read_file_inside,
+)
 
 log = logging.getLogger(__name__)
 MAX_IMAGES = 5  # images a turn shows the model (the newest); older ones are named, as saved
