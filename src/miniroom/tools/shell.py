@@ -23,6 +23,7 @@ from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.reaper import process_reaper
 from miniroom.tools.reaper_main import group_exists
+from miniroom.tools.sandbox import Sandbox, sandbox_problem
 
 # Nobody can answer a prompt or scroll a pager: make common tools print plainly and fail fast instead.
 NON_INTERACTIVE_ENV: Mapping[str, str] = {
@@ -224,6 +225,7 @@ class ShellCommand:
     output: OutputFolder | None = None  # where a long output's file goes; None: the process-wide folder
     environment: Mapping[str, str] = field(default_factory=dict)  # on top of the tool environment
     on_group: Callable[[int], None] | None = None  # told the command's process group once it started
+    sandbox: Sandbox | None = None  # None or mode off: the command runs as miniroom's user sees the system
 
     async def run(self) -> CommandOutcome:
         """Run to the shell's exit; a background job still holding the pipe is left running after a drain."""
@@ -270,11 +272,17 @@ class ShellCommand:
     async def _spawn(self, capture: OutputCapture) -> tuple[asyncio.SubprocessTransport, _CaptureProtocol]:
         require_folder(self.cwd)
         env = child_environment() | dict(self.environment)
+        argv = shell_argv(self.command, env.get("PATH"))
+        if self.sandbox is not None:
+            problem = sandbox_problem(self.sandbox.mode)
+            if problem:  # never run unsandboxed what the profile asked to sandbox
+                raise ToolError(f"{problem}. The command did not run.")
+            argv = self.sandbox.wrap(argv)
         try:
             transport, protocol = await asyncio.get_running_loop().subprocess_exec(
                 lambda: _CaptureProtocol(capture),
                 *GATE_ARGV,
-                *shell_argv(self.command, env.get("PATH")),
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,

@@ -1,0 +1,108 @@
+"""The bubblewrap sandbox around an agent's shell: the argv that wraps a command, and whether bwrap works."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+SandboxMode = Literal["off", "workspace", "read-only"]
+# Inside the project, what a command must not change: a hook or an instruction planted there runs later,
+# outside any sandbox.
+PROTECTED_NAMES = (".git", ".miniroom", "CLAUDE.md", "AGENTS.md", ".claude", ".agents", ".mini")
+INSTALL_HINT = "apt-get install bubblewrap"
+
+
+class SandboxUnavailable(Exception):
+    """The profile asks for a sandbox this machine cannot make; the message says why and what to install."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """What one agent's shells may see: the project (writable in `workspace`) and the paths hidden from it."""
+
+    mode: SandboxMode
+    project: Path
+    hidden: tuple[Path, ...] = ()  # folders replaced by an empty one: the home, the data folder, ~/.mini
+    network: bool = False
+    writable: tuple[Path, ...] = ()  # extra writable folders, such as the long-output folder
+
+    def wrap(self, argv: Sequence[str], bwrap: str = "bwrap") -> list[str]:
+        """`argv` run inside bwrap; `off` leaves it as it is."""
+        if self.mode == "off":
+            return list(argv)
+        return [bwrap, *self.arguments(), "--", *argv]
+
+    def arguments(self) -> list[str]:
+        project = self.project.resolve()
+        args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for folder in self.hidden:
+            args += _hide(folder.resolve())
+        for folder in self.writable:
+            if folder.is_dir():
+                args += ["--bind", str(folder), str(folder)]
+        kind = "--bind" if self.mode == "workspace" else "--ro-bind"
+        args += [kind, str(project), str(project)]
+        if self.mode == "workspace":
+            for name in PROTECTED_NAMES:
+                path = project / name
+                if path.exists() or path.is_symlink():
+                    # A symlink is bound as its target would be: keep it read-only where it points.
+                    args += ["--ro-bind", str(path), str(path)]
+        for secret in _env_files(project):
+            args += ["--ro-bind", "/dev/null", str(secret)]
+        args += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(project)]
+        if not self.network:
+            args.append("--unshare-net")
+        return args
+
+
+def _hide(folder: Path) -> list[str]:
+    return ["--tmpfs", str(folder)] if folder.is_dir() else []
+
+
+def _env_files(project: Path) -> Iterable[Path]:
+    """`.env` files the command must not read; searched shallowly, so a large tree costs no walk."""
+    for folder in (project, *_children(project)):
+        for path in folder.glob(".env*"):
+            if path.is_file() and not path.is_symlink():
+                yield path
+
+
+def _children(project: Path) -> list[Path]:
+    try:
+        return [path for path in project.iterdir() if path.is_dir() and not path.name.startswith(".")]
+    except OSError:
+        return []
+
+
+def sandbox_problem(mode: SandboxMode) -> str | None:
+    """Why a sandbox in `mode` cannot be made on this machine, with what to do; None when it can."""
+    if mode == "off":
+        return None
+    return _bwrap_problem(mode)
+
+
+@functools.cache
+def _bwrap_problem(mode: str) -> str | None:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return f"sandbox: {mode} needs bubblewrap: {INSTALL_HINT}"
+    probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"]
+    probe += ["--unshare-net", "--die-with-parent", "--new-session", "--", "/bin/true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"sandbox: {mode} could not start bubblewrap ({bwrap}): {error}"
+    if done.returncode != 0:
+        reason = done.stderr.decode(errors="replace").strip() or f"exit code {done.returncode}"
+        return (
+            f"sandbox: {mode} needs bubblewrap to create namespaces, and here it cannot: {reason}. "
+            "Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or set "
+            "sandbox: off in the profile"
+        )
+    return None
