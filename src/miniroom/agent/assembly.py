@@ -29,6 +29,7 @@ from miniroom.llm import (
 )
 from miniroom.tools import BUILTIN_TOOL_NAMES, builtin_tools
 from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools.sandbox import Sandbox
 from miniroom.web.lists import WebCatalogues
 from miniroom.web.offer import web_tools
 
@@ -133,6 +134,7 @@ def standard_tools(
     model_variables: Mapping[str, str],
     env: Mapping[str, str],
     catalogues: WebCatalogues,
+    sandbox: Sandbox | None = None,
 ) -> list[Tool]:
     """The built-in tools the settings enable, then fetch and search over `catalogues` (the lists the session
     keeps): those stand apart from the profile's lists and exist while their catalogue has an enabled service.
@@ -141,7 +143,19 @@ def standard_tools(
     web, warnings = web_tools(settings_dir, model_variables, env, agent_dir_from_env(env), output, catalogues)
     for warning in warnings:
         log.warning(warning)
-    return [tool for tool in builtin_tools(skills, output) if enabled(tool.name)] + web
+    return [tool for tool in builtin_tools(skills, output, sandbox) if enabled(tool.name)] + web
+
+
+def shell_sandbox(
+    settings: ProfileSettings, cwd: Path, agent_dir: Path, *, calls_back: bool
+) -> Sandbox | None:
+    """Where the agent's shells run, per its profile; None when unsandboxed. `calls_back`: its shells reach
+    its other tools through `miniroom-agent`, which speaks to miniroom over loopback TCP, so they keep the
+    network (the files stay as narrow)."""
+    if settings.sandbox == "off":
+        return None
+    network = settings.sandbox_network or calls_back
+    return Sandbox(settings.sandbox, cwd, hidden=(Path.home(), agent_dir), network=network)
 
 
 def agent_config(

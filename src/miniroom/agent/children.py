@@ -13,6 +13,7 @@ from pathlib import Path
 from miniroom.agent.assembly import (
     agent_config,
     record_model,
+    shell_sandbox,
     standard_tools,
     tool_filter,
 )
@@ -101,8 +102,9 @@ class ChildBuilder:
         record_model(session, self.model, thinking)
         enabled = tool_filter(settings, self.tool_allowlist)
         without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
+        sandbox = shell_sandbox(settings, self.cwd, agent_dir, calls_back=False)
         tools = standard_tools(
-            [], without_skills, self.settings_dir, self.model_variables, self.env, self.web
+            [], without_skills, self.settings_dir, self.model_variables, self.env, self.web, sandbox
         )
         parts = PromptFacts(
             self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.tool_allowlist

@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.agent.assembly import ToolFilter, prompt_parts, standard_tools, tool_filter
+from miniroom.agent.assembly import ToolFilter, prompt_parts, shell_sandbox, standard_tools, tool_filter
 from miniroom.agent.context_files import load_context_files
 from miniroom.agent.minimal import (
     CLI_HINT,
@@ -27,6 +27,7 @@ from miniroom.agent.toolkits import offered_through_cli, toolkit_names
 from miniroom.engine import Agent, ClosableTool, CommandLineOffer, Tool
 from miniroom.llm import agent_dir_from_env
 from miniroom.tools.declared import DeclaredTool
+from miniroom.tools.output_folder import OutputFolder
 from miniroom.web.project import load_catalogues
 
 
@@ -66,7 +67,9 @@ def prompt_and_tools(
     prompt = minimal_prompt(
         command_line, cwd, names, toolkit_names(offer.tools), settings.minimal_bash_timeout
     )
-    return prompt, [DeclaredTool("miniroom.tools.minimal_bash:MinimalBashTool")], offer
+    sandbox = shell_sandbox(settings, cwd, facts.agent_dir, calls_back=True)
+    bash = DeclaredTool("miniroom.tools.minimal_bash:MinimalBashTool", OutputFolder(), sandbox)
+    return prompt, [bash], offer
 
 
 def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine) -> None:
@@ -80,7 +83,8 @@ def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine)
         if isinstance(tool, ClosableTool):
             tool.close()
     web = session_web(agent.session, load_catalogues(cwd))
-    tools = standard_tools(skills, enabled, cwd, {}, env, web) + kept
+    sandbox = shell_sandbox(settings, cwd, agent_dir, calls_back=True)
+    tools = standard_tools(skills, enabled, cwd, {}, env, web, sandbox) + kept
     facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None)
     prompt, sent, offer = prompt_and_tools(facts, tools, command_line)
     agent.reconfigure(dataclasses.replace(agent.config, system_prompt=prompt, tools=sent, command_line=offer))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -30,6 +32,12 @@ class Sandbox:
     hidden: tuple[Path, ...] = ()  # folders replaced by an empty one: the home, the data folder, ~/.mini
     network: bool = False
     writable: tuple[Path, ...] = ()  # extra writable folders, such as the long-output folder
+    shown: tuple[Path, ...] = ()  # extra read-only folders over the hidden ones, such as miniroom-agent's
+
+    def showing(self, search_path: str) -> Sandbox:
+        """This sandbox with the folders of a PATH value visible (read-only), so its commands are found."""
+        folders = tuple(Path(part) for part in search_path.split(os.pathsep) if part and Path(part).is_dir())
+        return replace(self, shown=self.shown + folders)
 
     def wrap(self, argv: Sequence[str], bwrap: str = "bwrap") -> list[str]:
         """`argv` run inside bwrap; `off` leaves it as it is."""
@@ -45,6 +53,9 @@ class Sandbox:
         for folder in self.writable:
             if folder.is_dir():
                 args += ["--bind", str(folder), str(folder)]
+        # miniroom-agent runs on miniroom's own interpreter, which may be installed in the hidden home (pyenv).
+        for folder in (*_interpreter_folders(), *self.shown):
+            args += ["--ro-bind", str(folder), str(folder)]
         kind = "--bind" if self.mode == "workspace" else "--ro-bind"
         args += [kind, str(project), str(project)]
         if self.mode == "workspace":
@@ -59,6 +70,10 @@ class Sandbox:
         if not self.network:
             args.append("--unshare-net")
         return args
+
+
+def _interpreter_folders() -> tuple[Path, ...]:
+    return tuple(dict.fromkeys(Path(prefix) for prefix in (sys.base_prefix, sys.prefix)))
 
 
 def _hide(folder: Path) -> list[str]:

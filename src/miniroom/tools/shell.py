@@ -277,7 +277,8 @@ class ShellCommand:
             problem = sandbox_problem(self.sandbox.mode)
             if problem:  # never run unsandboxed what the profile asked to sandbox
                 raise ToolError(f"{problem}. The command did not run.")
-            argv = self.sandbox.wrap(argv)
+            # The PATH a grant adds holds miniroom-agent, which may live in a hidden folder.
+            argv = self.sandbox.showing(self.environment.get("PATH", "")).wrap(argv)
         try:
             transport, protocol = await asyncio.get_running_loop().subprocess_exec(
                 lambda: _CaptureProtocol(capture),

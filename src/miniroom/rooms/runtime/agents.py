@@ -9,7 +9,7 @@ from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
 from miniroom.agent.minimal import CommandLine, shell_problems
-from miniroom.agent.profile import parse_variables, resolve_profile
+from miniroom.agent.profile import SERVE_DEFAULTS, parse_variables, resolve_profile
 from miniroom.agent.variables import ProfileError
 from miniroom.config.config_yaml import AgentEntry, RoomsConfig
 from miniroom.engine import Agent, directory_for_cwd
@@ -195,4 +195,5 @@ class AgentFactory:
             tool_allowlist=settings.tools or None,  # the agent's own allowlist narrows its profile's tools
             command_line=command_line,
             max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
+            profile_defaults=SERVE_DEFAULTS,
         )
