@@ -283,6 +283,7 @@ def test_no_profile_can_filter_the_agent_tools_and_max_parallel_agents_must_be_p
         assert result.returncode == 2
         assert message in result.stderr
     (workspace.project / ".miniroom" / "miniagent.yml").unlink()
+    del workspace.env["AGENT_BACKEND"]  # a profile the project lacks is refused on its own
     workspace.env["MINI_PROFILE_MAX_PARALLEL_AGENTS"] = "0"
     result = workspace.run("run", "hi")
     assert result.returncode == 2

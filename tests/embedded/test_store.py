@@ -57,8 +57,11 @@ def test_database_is_one_wal_file_in_the_data_dir(tmp_path: Path, store: RoomSto
 
 def test_rooms_are_created_once_by_key_with_the_local_user_as_admin(store: RoomStore) -> None:
     first = store.ensure_room("lobby", name="Lobby", alias="hall")
-    again = store.ensure_room("lobby", name="Other name")
+    again = store.ensure_room("lobby")
     assert again == first
+    renamed = store.ensure_room("lobby", name="Other name")  # config.yaml's display_name changed
+    assert (renamed.room_id, renamed.name) == (first.room_id, "Other name")
+    assert store.ensure_room("lobby") == renamed
     assert re.fullmatch(r"![\w-]+:miniroom\.local", first.room_id)
     assert (first.key, first.name, first.alias) == ("lobby", "Lobby", "#hall:miniroom.local")
     assert store.ensure_room("dev").alias == "#dev:miniroom.local"

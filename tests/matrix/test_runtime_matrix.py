@@ -11,6 +11,7 @@ from pathlib import Path
 
 from miniroom.rooms.commands import ROOM_ADMIN_ONLY
 from miniroom.rooms.content import permalink
+from miniroom.rooms.runtime.child_threads import PARENT_LINK_TEXT
 from miniroom.testing.scripted_provider import RecordedRequest, Reply, ScriptedProvider
 from tests.matrix.conftest import MakeHuman
 from tests.matrix.humans import Event
@@ -279,7 +280,10 @@ async def test_a_subagent_gets_a_thread_of_its_own_linked_both_ways(
         [reply] = messages_by(await relations(alice, room, question, "m.thread"), agent_id)
         [root] = [e for e in messages_by(await room_events(alice, room), agent_id) if not relation(e)]
         assert root["content"]["msgtype"] == "m.notice"
-        assert root["content"]["body"] == f"Subagent: count files (for {permalink(room, reply['event_id'])})"
+        assert (
+            root["content"]["body"]
+            == f"Subagent: count files (for [{PARENT_LINK_TEXT}]({permalink(room, reply['event_id'])}))"
+        )
         assert (
             parent_text
             == f"🔧 Agent count files → {permalink(room, root['event_id'])} (done)\n\nThere are none."

@@ -32,19 +32,19 @@ async def test_a_background_job_keeps_the_grant_until_it_ends(tmp_path: Path) ->
     bench.groups.running.add(4242)
     await bench.ticket.close()
     await bench.response.close()
-    assert bench.service.list_tools(bench.token)["toolkits"] == []
+    assert (await bench.service.list_tools(bench.token))["toolkits"] == []
     bench.groups.running.clear()
     with pytest.raises(OperationError, match="background jobs have ended"):
-        bench.service.list_tools(bench.token)
+        await bench.service.list_tools(bench.token)
 
 
 async def test_the_grant_expires_24_hours_after_its_response_started(tmp_path: Path) -> None:
     bench = await open_bench(tmp_path, {})
     bench.clock.now += GRANT_LIFETIME_SECONDS - 1
-    bench.service.list_tools(bench.token)
+    await bench.service.list_tools(bench.token)
     bench.clock.now += 1
     with pytest.raises(OperationError) as refused:
-        bench.service.list_tools(bench.token)
+        await bench.service.list_tools(bench.token)
     assert (refused.value.status, refused.value.message) == (
         403,
         "this grant no longer works: it expired 24 hours after its response started",
@@ -63,7 +63,7 @@ async def test_the_grant_expires_24_hours_after_its_response_started(tmp_path: P
 async def test_a_missing_or_unknown_token_is_refused(tmp_path: Path, token: str | None, errcode: str) -> None:
     bench = await open_bench(tmp_path, {})
     with pytest.raises(OperationError) as refused:
-        bench.service.list_tools(token)
+        await bench.service.list_tools(token)
     assert (refused.value.status, refused.value.errcode) == (401, errcode)
 
 
@@ -72,7 +72,7 @@ async def test_the_right_ticket_with_a_wrong_secret_is_refused(tmp_path: Path) -
     ticket_id = bench.token.split(".")[1]
     for forged in (f"{TOKEN_PREFIX}.{ticket_id}.x", f"{TOKEN_PREFIX}.{ticket_id}.{bench.token[-10:]}"):
         with pytest.raises(OperationError) as refused:
-            bench.service.list_tools(forged)
+            await bench.service.list_tools(forged)
         assert refused.value.errcode == "M_UNKNOWN_TOKEN"
 
 
@@ -96,10 +96,10 @@ async def test_a_subagent_gets_a_grant_of_its_own_with_its_parents_scope(tmp_pat
     token = ticket.environment[GRANT_TOKEN_VARIABLE]
     assert token != bench.token
     assert response.response.grant.owner == bench.response.response.grant.owner
-    assert bench.service.context_read(token, "instructions", 0, 100)["text"] == "You are the child."
+    assert (await bench.service.context_read(token, "instructions", 0, 100))["text"] == "You are the child."
     await ticket.close()
     await response.close()
     with pytest.raises(OperationError, match="background jobs have ended"):
-        bench.service.list_tools(token)
+        await bench.service.list_tools(token)
     assert bench.service.context_list(bench.token)["documents"][0]["name"] == "instructions"  # the parent's
     child.session.close()

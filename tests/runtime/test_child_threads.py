@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from miniroom.rooms.runtime.child_threads import PARENT_LINK_TEXT
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.support import until
 from tests.processes import runs
@@ -47,7 +48,8 @@ async def test_a_subagent_gets_a_thread_linked_from_the_parent_reply(
         [root] = [m for m in messages if "m.relates_to" not in m["content"]]
         assert root["content"]["msgtype"] == "m.notice"
         assert (
-            root["content"]["body"] == f"Subagent: count files (for {link(rooms.lobby, reply['event_id'])})"
+            root["content"]["body"]
+            == f"Subagent: count files (for [{PARENT_LINK_TEXT}]({link(rooms.lobby, reply['event_id'])}))"
         )
         [child_reply] = thread_of(rooms, root["event_id"])
         shown = rooms.shown_text(child_reply["event_id"])

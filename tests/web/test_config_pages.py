@@ -72,6 +72,40 @@ async def test_a_renamed_room_keeps_its_agents_and_a_bad_key_is_refused(
     assert config["agents"]["helper"]["rooms"] == ["hall"]
 
 
+async def test_a_new_room_keeps_the_click_and_the_text_that_follow_its_name(
+    page: Page, hub_server: HubServer
+) -> None:
+    body = await open_card(page, hub_server.url, "Rooms")
+    await body.get_by_role("button", name="New room").click()
+    await field(body, "Name").fill("secondroom")
+    await field(body, "Display name").click()  # no Tab: this click renames
+    await page.keyboard.type("Second room")
+    await field(body, "Alias").click()
+    await page.keyboard.type("second")
+    await expect(field(body, "Display name")).to_have_value("Second room")
+    await save(body)
+    await expect(body.locator(".notice.info")).to_contain_text("Saved config.yaml")
+    rooms = yaml.safe_load(hub_server.path("config.yaml").read_text())["rooms"]
+    assert rooms["secondroom"] == {"display_name": "Second room", "alias": "second"}
+
+
+async def test_a_new_agent_keeps_the_room_checked_straight_after_its_name(
+    page: Page, hub_server: HubServer
+) -> None:
+    body = await open_card(page, hub_server.url, "Agents")
+    await body.get_by_role("button", name="New agent").click()
+    await field(body, "Name").fill("scout")
+    lobby = body.locator("fieldset.choices", has_text="Rooms").get_by_label("lobby")
+    await lobby.click()
+    await expect(lobby).to_be_checked()
+    await field(body, "Display name").click()
+    await page.keyboard.type("Scout")
+    await save(body)
+    await expect(body.locator(".notice.info")).to_contain_text("Saved config.yaml")
+    agents = yaml.safe_load(hub_server.path("config.yaml").read_text())["agents"]
+    assert agents["scout"] == {"rooms": ["lobby"], "display_name": "Scout"}
+
+
 @pytest.mark.parametrize("card", ["Agents", "Models", "Rooms"])
 async def test_config_changed_outside_is_not_overwritten(
     page: Page, hub_server: HubServer, card: str

@@ -184,7 +184,10 @@ async def test_a_name_typed_in_full_posts_under_that_name(page: Page, live_serve
     await page.locator("#posting-as").select_option(label="Someone else…")
     await page.locator("#posting-as-name").fill("東京")  # no letter of a to z: no account name to derive
     await page.locator("#posting-as-name").press("Enter")
-    await expect(page.locator("#posting-as-error")).to_contain_text("a letter or digit from a to z")
+    await expect(page.locator("#posting-as-error")).to_contain_text(
+        '"東京" has no letter a to z or digit 0 to 9; a name needs at least one'
+    )
+    await expect(page.locator("#posting-as-error")).to_contain_text("Type it in Latin letters, e.g. Tokyo")
     await page.locator("#posting-as-name").fill("  Jürgen   Builder ")
     await page.locator("#posting-as-name").press("Enter")
     await expect(page.locator("#me-name")).to_have_text("Jürgen Builder")

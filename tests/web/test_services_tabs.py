@@ -75,6 +75,23 @@ async def test_a_brave_service_added_through_the_form_creates_search_yml(
     ]
 
 
+async def test_a_click_straight_after_typing_a_services_name_is_kept(
+    page: Page, hub_server: HubServer
+) -> None:
+    body = await open_tab(page, hub_server, "Search services")
+    await body.get_by_role("button", name="New service").click()
+    await field(body, "Type *").select_option("Brave")
+    await field(body, "Name *").fill("My search")
+    await field(body, "ApiKey *").click()  # no Tab: this click ends the name's edit
+    await page.keyboard.type("$BRAVE_API_KEY")
+    await expect(names(body)).to_have_text(["My search"])
+    await expect(field(body, "ApiKey *")).to_have_value("$BRAVE_API_KEY")
+    await save(body)
+    await expect(body.locator(".notice.info")).to_contain_text("Saved .miniroom/search.yml")
+    [service] = yaml.safe_load(hub_server.path("search.yml").read_text())["services"]
+    assert (service["name"], service["settings"]) == ("My search", {"ApiKey": "$BRAVE_API_KEY"})
+
+
 async def test_a_missing_required_setting_is_refused_naming_service_and_field(
     page: Page, hub_server: HubServer
 ) -> None:

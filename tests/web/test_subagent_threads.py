@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
+from miniroom.rooms.runtime.child_threads import PARENT_LINK_TEXT
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.web.test_chat_e2e import WAIT_MS, miniroom_serve, send_in_lobby
 
@@ -39,5 +40,7 @@ async def test_the_tool_line_opens_the_subagent_thread_and_the_thread_leads_back
         await expect(child).to_contain_text("tokens")
         assert page.url.startswith(serve.url)  # the link opened the thread in place
         # the root links to the parent's reply: following it shows the question's thread again
-        await thread.locator(".message").first.get_by_role("link").click()
+        notice = thread.locator(".message").first
+        await expect(notice).not_to_contain_text("matrix.to")  # the link is named, not a bare address
+        await notice.get_by_role("link", name=PARENT_LINK_TEXT).click()
         await expect(thread.locator(".message.mine .body")).to_have_text(question, timeout=WAIT_MS)

@@ -21,7 +21,7 @@ from miniroom.agent.assembly import (
 from miniroom.agent.children import ChildBuilder
 from miniroom.agent.external import ExternalSettings, load_external, mcp_servers, turn_hooks
 from miniroom.agent.minimal import CommandLine
-from miniroom.agent.modes import PromptFacts, prompt_and_tools
+from miniroom.agent.modes import PromptFacts, prompt_and_tools, server_sources
 from miniroom.agent.profile import (
     ProfileSettings,
     ResolvedProfile,
@@ -171,15 +171,15 @@ def build_agent(
     tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env, web, sandbox)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
     facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, extra_prompt, tool_allowlist)
-    prompt, sent, offer = prompt_and_tools(facts, tools, command_line)
-    minimal = command_line is not None and command_line.minimal
-    # MCP tools reach the model directly only: minimal mode sends it no schema but the Bash tool's
-    use_servers = external_tools and not minimal and bool(external.servers)
+    use_servers = external_tools and bool(external.servers)
     servers = mcp_servers(external, cwd, model_variables or {}, env, enabled) if use_servers else None
+    prompt, sent, offer = prompt_and_tools(facts, tools, command_line, servers)
+    minimal = command_line is not None and command_line.minimal
+    # minimal mode sends the model no schema but the Bash tool's: MCP tools are reached through the CLI
     session_facts = SessionFacts(session.id, session.path, cwd, model.ref)
     config = dataclasses.replace(
         agent_config(model, prompt, sent, cwd, settings, thinking, session, retry),
-        tool_sources=[servers] if servers is not None and servers.enabled else [],
+        tool_sources=[] if minimal else server_sources(servers),
         hooks=turn_hooks(external, session_facts, settings_dir, commands=external_tools),
         max_tool_calls_per_turn=max_tool_calls_per_turn,
         command_line=offer,

@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from miniroom.agent.assembly import ToolFilter, prompt_parts, shell_sandbox, standard_tools, tool_filter
 from miniroom.agent.context_files import load_context_files
@@ -23,12 +24,15 @@ from miniroom.agent.profile import ProfileSettings
 from miniroom.agent.session_settings import session_settings, session_web
 from miniroom.agent.skills import Skill, discover_skills
 from miniroom.agent.tool_names import AGENT_TOOL_NAMES
-from miniroom.agent.toolkits import offered_through_cli, toolkit_names
-from miniroom.engine import Agent, ClosableTool, CommandLineOffer, Tool
+from miniroom.agent.toolkits import mcp_toolkit, offered_through_cli, toolkit_names
+from miniroom.engine import Agent, ClosableTool, CommandLineOffer, Tool, ToolSource
 from miniroom.llm import agent_dir_from_env
 from miniroom.tools.declared import DeclaredTool
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.web.project import load_catalogues
+
+if TYPE_CHECKING:
+    from miniroom.mcp.manager import McpTools
 
 
 @dataclass(frozen=True)
@@ -45,9 +49,13 @@ class PromptFacts:
 
 
 def prompt_and_tools(
-    facts: PromptFacts, tools: list[Tool], command_line: CommandLine | None
+    facts: PromptFacts,
+    tools: list[Tool],
+    command_line: CommandLine | None,
+    servers: McpTools | None = None,
 ) -> tuple[str, list[Tool], CommandLineOffer]:
-    """The system prompt, the tools the model is sent, and what shell commands reach through the CLI."""
+    """The system prompt, the tools the model is sent, and what shell commands reach through the CLI:
+    `servers` (MCP) too, as `mcp_<server>` toolkits."""
     settings, cwd = facts.settings, facts.cwd
     files = load_context_files(cwd, facts.agent_dir, settings.load_claude_md, settings.load_agents_md)
     extra = [facts.extra_prompt] if facts.extra_prompt else []
@@ -56,20 +64,30 @@ def prompt_and_tools(
         return "\n\n".join(standard), tools, CommandLineOffer()
     instructions = prompt_parts(cwd, settings, facts.skills, facts.enabled, []) + extra
     documents = context_documents("\n\n".join(instructions), files, cwd, facts.agent_dir)
+    sources = server_sources(servers)
     offer = CommandLineOffer(
-        offered_through_cli(tools, minimal=command_line.minimal), documents, minimal=command_line.minimal
+        offered_through_cli(tools, minimal=command_line.minimal),
+        documents,
+        minimal=command_line.minimal,
+        sources=sources,
     )
     if not command_line.minimal:
         hint = [CLI_HINT] if facts.enabled("bash") else []
         return "\n\n".join(standard + hint), tools, offer
     require_shell(shell_problems(settings, facts.tool_allowlist, command_line.tools_setting))
     names = [context_name(file, cwd, facts.agent_dir) for file in files]
+    mcp = [mcp_toolkit(entry.name) for entry in servers.enabled] if sources and servers else []
     prompt = minimal_prompt(
-        command_line, cwd, names, toolkit_names(offer.tools), settings.minimal_bash_timeout
+        command_line, cwd, names, toolkit_names(offer.tools) + mcp, settings.minimal_bash_timeout
     )
     sandbox = shell_sandbox(settings, cwd, facts.agent_dir, calls_back=True)
     bash = DeclaredTool("miniroom.tools.minimal_bash:MinimalBashTool", OutputFolder(), sandbox)
     return prompt, [bash], offer
+
+
+def server_sources(servers: McpTools | None) -> list[ToolSource]:
+    """The MCP servers as the tool source of the agent's requests or its CLI; none without one enabled."""
+    return [servers] if servers is not None and servers.enabled else []
 
 
 def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine) -> None:
@@ -86,5 +104,14 @@ def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine)
     sandbox = shell_sandbox(settings, cwd, agent_dir, calls_back=True)
     tools = standard_tools(skills, enabled, cwd, {}, env, web, sandbox) + kept
     facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None)
-    prompt, sent, offer = prompt_and_tools(facts, tools, command_line)
-    agent.reconfigure(dataclasses.replace(agent.config, system_prompt=prompt, tools=sent, command_line=offer))
+    from miniroom.mcp.manager import McpTools  # without the SDK: it connects nothing
+
+    servers = next((source for source in agent.sources() if isinstance(source, McpTools)), None)
+    prompt, sent, offer = prompt_and_tools(facts, tools, command_line, servers)
+    # the same connections, which minimal mode reaches through the CLI only
+    direct = [] if command_line.minimal else server_sources(servers)
+    agent.reconfigure(
+        dataclasses.replace(
+            agent.config, system_prompt=prompt, tools=sent, command_line=offer, tool_sources=direct
+        )
+    )

@@ -36,12 +36,17 @@ class ToolName:
         return f"{self.toolkit}.{self.function}"
 
 
+def mcp_toolkit(server: str) -> str:
+    """The toolkit of an MCP server's tools: `mcp_<server>`."""
+    return f"mcp_{server}"
+
+
 def tool_name(name: str) -> ToolName:
     """The toolkit and function of the tool the model knows as `name`."""
     if name.startswith(MCP_PREFIX):
         server, _, function = name.removeprefix(MCP_PREFIX).partition("__")
         if server and function:
-            return ToolName(f"mcp_{server}", function)
+            return ToolName(mcp_toolkit(server), function)
     return ToolName(TOOLKITS.get(name, OTHER_TOOLKIT), name)
 
 

@@ -29,6 +29,7 @@ from miniroom.engine.hooks import (
     PromptVerdict,
     ToolVerdict,
     TurnHooks,
+    run_hooked,
     with_context,
 )
 from miniroom.engine.inbox import Hold, TurnInbox
@@ -125,6 +126,7 @@ __all__ = [
     "list_sessions",
     "load_retry_policy",
     "retry_line",
+    "run_hooked",
     "run_tool_call",
     "session_id_of",
     "tally_usage",

@@ -12,7 +12,7 @@ import httpx
 
 import miniroom.engine.events as ev
 from miniroom.engine.compaction import Compactor, Done, NotCompacted
-from miniroom.engine.hooks import NO_HOOKS, PASS, CompactTrigger, PromptVerdict, TurnHooks, with_context
+from miniroom.engine.hooks import NO_HOOKS, PASS, CompactTrigger, PromptVerdict, TurnHooks, run_hooked
 from miniroom.engine.inbox import TurnInbox
 from miniroom.engine.model_context import model_context
 from miniroom.engine.retry_policy import MAX_RETRY_AFTER_SECONDS, RetryPolicy
@@ -27,7 +27,6 @@ from miniroom.engine.tool import (
     ToolResult,
     ToolSettings,
     ToolSource,
-    run_tool_call,
 )
 from miniroom.engine.tool_output import KEEP_RECENT_ROUNDS
 from miniroom.llm import (
@@ -142,12 +141,17 @@ class Agent:
         for tool in self.config.tools:
             if isinstance(tool, ClosableTool):
                 tool.close()
-        for source in self.config.tool_sources:
+        for source in self.sources():
             await source.aclose()
         if self.client is not None:
             await self.client.aclose()
             self.client = None
         self.session.close()
+
+    def sources(self) -> list[ToolSource]:
+        """The tool sources of its requests and of its shell commands' CLI, each once."""
+        both = [*self.config.tool_sources, *self.config.command_line.sources]
+        return list({id(source): source for source in both}.values())
 
     def subscribe(self, listener: ev.EventListener) -> None:
         self._listeners.append(listener)
@@ -441,15 +445,9 @@ class Agent:
         self._tool_calls += 1
         if limit is not None and self._tool_calls > limit:
             return tool_call_limit_result(limit)
-        verdict = await self.config.hooks.pre_tool(call)
-        if verdict.denied is not None:
-            return ToolResult.text(verdict.denied, is_error=True)
-        if verdict.arguments is not None:
-            call = replace(call, arguments=verdict.arguments)
-        tool = self._tools.get(call.name)
-        result = await run_tool_call(tool, call, self.tool_context(call), self._tools)
-        after = await self.config.hooks.post_tool(call, result)
-        return with_context(result, verdict.context, after)
+        return await run_hooked(
+            self.config.hooks, self._tools.get(call.name), call, self.tool_context, self._tools
+        )
 
     def tool_context(self, call: ToolCall) -> ToolContext:
         """How `call` runs: in this agent's folder, its progress, spend and messages reaching the turn."""

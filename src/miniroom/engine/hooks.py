@@ -7,10 +7,11 @@ tool call, when the model stops, and before a compaction. It knows nothing of wh
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
-from miniroom.engine.tool import ToolResult
+from miniroom.engine.tool import Tool, ToolContext, ToolResult, run_tool_call
 from miniroom.llm import AssistantMessage, TextContent, ToolCall
 
 CompactTrigger = Literal["manual", "auto"]
@@ -86,3 +87,22 @@ def with_context(result: ToolResult, *contexts: str) -> ToolResult:
     """The result with each non-empty context as a text block after it."""
     added = [TextContent(context) for context in contexts if context]
     return replace(result, content=[*result.content, *added]) if added else result
+
+
+async def run_hooked(
+    hooks: TurnHooks,
+    tool: Tool | None,
+    call: ToolCall,
+    context: Callable[[ToolCall], ToolContext],
+    available: Collection[str],
+) -> ToolResult:
+    """Run `call` as the hooks let it: a denied call does not run; what they add follows the result.
+    The agent's own calls and those through `miniroom-agent` both run this way."""
+    verdict = await hooks.pre_tool(call)
+    if verdict.denied is not None:
+        return ToolResult.text(verdict.denied, is_error=True)
+    if verdict.arguments is not None:
+        call = replace(call, arguments=verdict.arguments)
+    result = await run_tool_call(tool, call, context(call), available)
+    after = await hooks.post_tool(call, result)
+    return with_context(result, verdict.context, after)

@@ -126,6 +126,7 @@ class CommandLineOffer:
     tools: Sequence[Tool] = ()
     documents: Mapping[str, str] = field(default_factory=dict)
     minimal: bool = False  # the model is sent one shell tool and reaches everything else this way
+    sources: Sequence[ToolSource] = ()  # tools that come and go (MCP): the ones the agent's requests use
 
 
 async def run_tool_call(

@@ -9,12 +9,24 @@ import asyncio
 import contextlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from miniroom.engine import AgentEvent, Tool, ToolContext, ToolEnded, ToolResult, ToolStarted, run_tool_call
+from miniroom.agent.toolkits import tool_name
+from miniroom.engine import (
+    NO_HOOKS,
+    AgentEvent,
+    Tool,
+    ToolContext,
+    ToolEnded,
+    ToolResult,
+    ToolSource,
+    ToolStarted,
+    TurnHooks,
+    run_hooked,
+)
 from miniroom.llm import ToolCall, UserContent
 from miniroom.minimal.catalog import find_tool
 from miniroom.minimal.errors import bad_input, conflict, not_found, refused, too_many
@@ -46,6 +58,15 @@ class Workbench:
     max_calls: int | None  # max_tool_calls_per_turn
     emit: Callable[[AgentEvent], None]  # tool-trace entries, as for the agent's own calls
     workspace: Path | None
+    hooks: TurnHooks = NO_HOOKS  # the agent's: deny rules and PreToolUse/PostToolUse hooks apply alike
+    sources: Sequence[ToolSource] = ()  # the agent's MCP servers: the same connections its requests use
+
+    async def current_tools(self) -> dict[str, Tool]:
+        """Its tools and its sources' current ones (an MCP server connects at the first ask), qualified."""
+        tools = dict(self.tools)
+        for source in self.sources:
+            tools.update({tool_name(tool.name).qualified: tool for tool in await source.tools()})
+        return tools
 
 
 @dataclass(frozen=True)
@@ -148,7 +169,7 @@ class Response:
 
     async def submit(self, command: Command, submission: Submission) -> Receipt:
         """Start the call (or join the one already submitted with its id) and wait for it a while."""
-        qualified, tool = find_tool(self.bench.tools, submission.tool)
+        qualified, tool = find_tool(await self.bench.current_tools(), submission.tool)
         call_id = check_call_id(submission.call_id)
         wait = check_wait(submission.wait)
         request = canonical_request(qualified, submission.arguments)
@@ -237,7 +258,7 @@ class Response:
         self.bench.emit(ToolStarted(receipt.call_id, receipt.tool, arguments, summary))
         call = ToolCall(receipt.call_id, tool.name, arguments)
         try:
-            result = await run_tool_call(tool, call, self.bench.context(call), (tool.name,))
+            result = await run_hooked(self.bench.hooks, tool, call, self.bench.context, (tool.name,))
         except asyncio.CancelledError:
             self._finish(running, ToolResult.text(CANCELLED, is_error=True), command)
             raise

@@ -36,6 +36,8 @@ def workbench(agent: Agent) -> Workbench:
         max_calls=config.max_tool_calls_per_turn,
         emit=agent.emit,
         workspace=config.cwd,
+        hooks=config.hooks,
+        sources=offer.sources,
     )
 
 
@@ -120,14 +122,14 @@ class AgentCli:
 
     # The operations, each for the bearer of `token`
 
-    def list_tools(self, token: str | None) -> dict[str, Any]:
-        return catalog.list_tools(self.command(token).response.bench.tools)
+    async def list_tools(self, token: str | None) -> dict[str, Any]:
+        return catalog.list_tools(await self.command(token).response.bench.current_tools())
 
-    def search_tools(self, token: str | None, query: str, limit: int) -> dict[str, Any]:
-        return catalog.search_tools(self.command(token).response.bench.tools, query, limit)
+    async def search_tools(self, token: str | None, query: str, limit: int) -> dict[str, Any]:
+        return catalog.search_tools(await self.command(token).response.bench.current_tools(), query, limit)
 
-    def describe_tool(self, token: str | None, name: str) -> dict[str, Any]:
-        return catalog.describe_tool(self.command(token).response.bench.tools, name)
+    async def describe_tool(self, token: str | None, name: str) -> dict[str, Any]:
+        return catalog.describe_tool(await self.command(token).response.bench.current_tools(), name)
 
     async def submit(self, token: str | None, submission: Submission) -> Receipt:
         command = self.command(token)
@@ -142,9 +144,9 @@ class AgentCli:
     def context_list(self, token: str | None) -> dict[str, Any]:
         return catalog.context_list(self.command(token).response.bench.documents)
 
-    def context_read(self, token: str | None, name: str, offset: int, limit: int) -> dict[str, Any]:
+    async def context_read(self, token: str | None, name: str, offset: int, limit: int) -> dict[str, Any]:
         bench = self.command(token).response.bench
-        return catalog.context_read(bench.documents, bench.tools, name, offset, limit)
+        return catalog.context_read(bench.documents, await bench.current_tools(), name, offset, limit)
 
     def _sweep(self) -> None:
         """Forget the commands of grants that ended, so the service does not grow with every response."""

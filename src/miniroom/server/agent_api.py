@@ -58,18 +58,18 @@ async def operation_error(_: Request, exc: Exception) -> Response:
 
 
 async def list_tools(request: Request) -> JSONResponse:
-    return JSONResponse(service_of(request).list_tools(bearer(request)))
+    return JSONResponse(await service_of(request).list_tools(bearer(request)))
 
 
 async def search_tools(request: Request) -> JSONResponse:
     query = request.query_params.get("q", "")
     limit = query_int(request, "limit", low=1, high=1000) or DEFAULT_SEARCH_RESULTS
-    return JSONResponse(service_of(request).search_tools(bearer(request), query, limit))
+    return JSONResponse(await service_of(request).search_tools(bearer(request), query, limit))
 
 
 async def describe_tool(request: Request) -> JSONResponse:
     name = request.path_params["name"]
-    return JSONResponse(service_of(request).describe_tool(bearer(request), name))
+    return JSONResponse(await service_of(request).describe_tool(bearer(request), name))
 
 
 async def submit_call(request: Request) -> JSONResponse:
@@ -105,7 +105,7 @@ async def context_read(request: Request) -> JSONResponse:
     offset = query_int(request, "offset", low=0) or 0
     limit = query_int(request, "limit", low=1) or DEFAULT_READ_CHARS
     name = request.path_params["name"]
-    return JSONResponse(service_of(request).context_read(bearer(request), name, offset, limit))
+    return JSONResponse(await service_of(request).context_read(bearer(request), name, offset, limit))
 
 
 def _text(data: dict[str, Any], field: str, example: str) -> str:

@@ -39,7 +39,7 @@ _PAGE = """<!doctype html>
 </head>
 <body data-user-id="{user_id}" data-user-name="{user_name}">
 <div class="layout">
-  <nav class="sidebar" aria-label="Rooms">
+  <nav class="sidebar" id="sidebar" aria-label="Rooms">
     <div class="brand">miniroom
       <button type="button" id="settings-open" class="gear" aria-label="Settings" title="Settings">⚙</button>
     </div>
@@ -57,12 +57,15 @@ _PAGE = """<!doctype html>
   </nav>
   <main class="room" id="room">
     <header class="room-header">
+      <button type="button" id="rooms-toggle" class="icon rooms-toggle" aria-controls="sidebar"
+        aria-expanded="false" aria-label="Rooms">☰ Rooms</button>
       <h1 id="room-name">Pick a room</h1>
       <span id="room-error" class="label error" hidden>error</span>
       <span id="room-topic" class="muted"></span>
       <span id="room-spend" class="spend muted" hidden></span>
     </header>
-    <ol id="timeline" class="timeline" aria-live="polite"></ol>
+    <ol id="timeline" class="timeline" aria-live="polite"
+      data-hint="Pick a room from the list of rooms to read its messages and write in it."></ol>
     <form id="composer" class="composer">
       <textarea id="composer-input" rows="1" placeholder="Message (Enter sends, Shift+Enter adds a line)"
         aria-label="Message" disabled></textarea>
@@ -101,7 +104,7 @@ _PAGE = """<!doctype html>
 
 
 # The modules app.js imports, fetched beside it rather than after it has been read.
-CHAT_MODULES = ("actions", "api", "cards", "dom", "forms", "hub", "model", "people", "render")
+CHAT_MODULES = ("actions", "api", "cards", "dom", "forms", "hub", "model", "narrow", "people", "render")
 _PRELOADS = "\n".join(f'<link rel="modulepreload" href="/static/{name}.js">' for name in CHAT_MODULES)
 # A page that does not carry its first reads starts them at once, while its scripts load.
 _BOOT = '<script src="/static/boot.js" async></script>\n'

@@ -40,12 +40,21 @@ class Project:
 
     def agent_of(self, user_id: str) -> str | None:
         """The agent posting as `user_id`: a configured one, or one that worked here before."""
-        names = [*self.config.agents, *(folder.name for folder in self._workspaces())]
+        names = [*self.config.agents, *self.config.teams, *(folder.name for folder in self._workspaces())]
         return next((name for name in names if _user_id(name) == user_id), None)
 
     def session_path(self, agent: str, conversation: Conversation) -> Path:
         """The session file of `agent` in `conversation`, as the runtime names it."""
         return self._factory().session_path(agent, conversation)
+
+    def reply_sessions(self, agent: str, conversation: Conversation) -> list[Path]:
+        """The sessions that hold the calls of `agent`'s replies in `conversation`: a team's are its
+        members' sessions for that team, an agent's its own."""
+        team = self.config.teams.get(agent)
+        if team is None:
+            return [self.session_path(agent, conversation)]
+        factory = self._factory()
+        return [factory.session_path(member, conversation, agent) for member in team.agents]
 
     def session_folders(self) -> Iterator[tuple[str, Path]]:
         """(agent, the folder of its sessions) for every agent that has a workspace here."""

@@ -38,9 +38,9 @@ async def tool_call(request: Request) -> JSONResponse:
             404, "M_NOT_FOUND", f"{reply['event_id']} is not an agent's reply; it has no tool calls"
         )
     conversation = Conversation(room.room_id, parse_event(reply).relation.thread_root)
-    path = project.session_path(agent, conversation)
+    paths = project.reply_sessions(agent, conversation)
     record = (
-        await asyncio.to_thread(_call_in_session, path, call_id) if len(call_id) <= MAX_ID_BYTES else None
+        await asyncio.to_thread(_call_in_sessions, paths, call_id) if len(call_id) <= MAX_ID_BYTES else None
     )
     if record is None:
         raise ApiError(
@@ -49,10 +49,13 @@ async def tool_call(request: Request) -> JSONResponse:
     return JSONResponse(record)
 
 
-def _call_in_session(path: Path, call_id: str) -> dict[str, Any] | None:
-    entries = _session_entries(path)
-    record = find_call(entries, call_id) if entries is not None else None
-    return None if record is None else record.to_json()
+def _call_in_sessions(paths: list[Path], call_id: str) -> dict[str, Any] | None:
+    for path in paths:
+        entries = _session_entries(path)
+        record = find_call(entries, call_id) if entries is not None else None
+        if record is not None:
+            return record.to_json()
+    return None
 
 
 def _session_entries(path: Path) -> list[dict[str, Any]] | None:

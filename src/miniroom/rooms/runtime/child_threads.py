@@ -10,6 +10,7 @@ ignores what agents send, so nothing posted here starts a turn.
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -18,16 +19,25 @@ from miniroom.agent.subagents.progress import CHILD_EVENT_KEY, SubagentStatus, s
 from miniroom.engine import AgentEvent, ToolStarted, ToolUpdated
 from miniroom.rooms.content import MESSAGE_EVENT, message_content, permalink
 from miniroom.rooms.runtime.replies import ReplyTarget, ReplyWriter
-from miniroom.rooms.transport import RoomTransport
+from miniroom.rooms.transport import Content, RoomTransport
 
 log = logging.getLogger(__name__)
 NOTICE = "m.notice"
+PARENT_LINK_TEXT = "the reply that asked for it"
 TransactionId = Callable[[str], str]  # part name -> the send's transaction id
 
 
 def spend_line(status: SubagentStatus) -> str:
     usage = status.usage
     return f"💸 {short_count(usage.total_tokens)} tokens · ${usage.cost:.4f}"
+
+
+def notice_content(description: str, parent_link: str) -> Content:
+    """The child thread's root: its task and a link to the parent's reply, named rather than a bare address
+    (Markdown in the body for the web chat, HTML for other Matrix clients)."""
+    body = f"Subagent: {description} (for [{PARENT_LINK_TEXT}]({parent_link}))"
+    link = f'<a href="{html.escape(parent_link)}">{PARENT_LINK_TEXT}</a>'
+    return message_content(body, formatted_body=f"Subagent: {html.escape(description)} (for {link})")
 
 
 class ChildThread:
@@ -53,8 +63,10 @@ class ChildThread:
     async def _open(self) -> None:
         target = self.parent.target
         parent_id = await self.parent.posted()
-        body = f"Subagent: {self.status.description} (for {permalink(target.room_id, parent_id)})"
-        content = {**message_content(body), "msgtype": NOTICE}
+        content = {
+            **notice_content(self.status.description, permalink(target.room_id, parent_id)),
+            "msgtype": NOTICE,
+        }
         root = await self.transport.send(
             target.sender, target.room_id, MESSAGE_EVENT, content, txn_id=self.txn(f"{self.call_id}:root")
         )

@@ -16,9 +16,12 @@ from miniroom.engine import (
     MessageCompleted,
     RetryScheduled,
     TextDelta,
+    ToolEnded,
     ToolStarted,
     TurnEnded,
+    UsageReported,
 )
+from miniroom.llm import Usage
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.ledger import Turn
 from miniroom.rooms.runtime.running import RunningTurn
@@ -124,17 +127,22 @@ class TeamTurns:
         """A member's engine agent for this team; its tool calls and retries show in the team's reply."""
         agent = self.factory.build(member.name, turn.conversation, team=turn.agent)
         agent.subscribe(running.on_event)
-        agent.subscribe(_progress_lines(member, writer))
+        agent.subscribe(_progress_lines(member, writer, running))
         running.attach(agent)
         return agent
 
 
-def _progress_lines(member: Member, writer: ReplySink) -> Callable[[AgentEvent], None]:
+def _progress_lines(member: Member, writer: ReplySink, running: RunningTurn) -> Callable[[AgentEvent], None]:
+    """A member's calls, their ends and retries go to the team's reply, with the whole team's spend so far
+    (`running` adds up every member's requests; the request itself is counted there, not again)."""
+
     def listen(event: AgentEvent) -> None:
         if isinstance(event, ToolStarted):
             writer.on_event(replace(event, summary=f"{member.display_name}: {event.summary}"))
-        elif isinstance(event, RetryScheduled):
+        elif isinstance(event, ToolEnded | RetryScheduled):
             writer.on_event(event)
+        elif isinstance(event, UsageReported):
+            writer.on_event(UsageReported(Usage(), replace(running.usage), event.session))
 
     return listen
 

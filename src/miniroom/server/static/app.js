@@ -24,6 +24,7 @@ import {
   state,
   track,
 } from "./model.js";
+import { wireNarrow } from "./narrow.js";
 import { showPerson, wirePeople } from "./people.js";
 import { renderBody } from "./render.js";
 
@@ -33,6 +34,7 @@ const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
 function groupDigits(count) {
   return String(Math.round(count)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
+const EMPTY_ROOM = "No messages yet — write one below; mention an agent with @name to ask it.";
 const PAGE_SIZE = 200; // boot.js reads the first page with the same size, and first_reads.py carries it
 
 // --- Messages --------------------------------------------------------------------------------------
@@ -165,7 +167,7 @@ function refresh(message) {
     }
     const usage = message.turn && message.turn.usage;
     view.querySelector(".spend").textContent = usage ? `$${(Number(usage.cost && usage.cost.total) || 0).toFixed(4)}` : "";
-    view.classList.toggle("edited", message.editedAt > 0);
+    view.classList.toggle("edited", message.edited);
     view.classList.toggle("streaming", message.streaming);
     view.classList.toggle("deleted", message.body === undefined);
     view.querySelector(".reactions").replaceChildren(...chips(message));
@@ -288,6 +290,7 @@ async function openRoom(room, firstPage = null) {
   showRoomHeader(room);
   showPerson();
   $("timeline").replaceChildren();
+  delete $("timeline").dataset.hint; // not while its page is read
   showErrorLabels();
   renderRooms();
   state.pending = [];
@@ -302,6 +305,7 @@ async function openRoom(room, firstPage = null) {
     state.unshown = null;
   }
   showErrorLabels();
+  $("timeline").dataset.hint = EMPTY_ROOM; // shown while the timeline has no message
   state.roomLatest = page.latest;
   const pending = state.pending;
   state.pending = null;
@@ -310,6 +314,13 @@ async function openRoom(room, firstPage = null) {
   for (const control of $("composer").elements) control.disabled = false;
   $("composer-input").placeholder = `Message ${room.name} (Enter sends, Shift+Enter adds a line)`;
   $("composer-input").focus();
+}
+
+// The open room drawn again (who posts has changed), with the thread that was open kept open.
+async function showAgain() {
+  const thread = state.threadRoot;
+  await openRoom(state.room);
+  if (thread) await openThread(thread);
 }
 
 // A page's messages are drawn the newest first: before the room is shown, until they fill its timeline; the
@@ -439,8 +450,9 @@ async function start() {
   document.addEventListener("click", openPermalink);
   bindActions({ receive, refresh });
   // After a switch of who posts, the room is shown again: which messages are mine (to edit) has changed.
-  wirePeople(() => state.room && openRoom(state.room).catch((error) => showStatus(friendly(error, "show the room"))));
+  wirePeople(() => state.room && showAgain().catch((error) => showStatus(friendly(error, "show the room"))));
   wireHub();
+  wireNarrow();
   wireCompactToggle($("compact-toggle"));
   document.addEventListener("miniroom:rooms-changed", () => loadRooms().catch(() => {}));
   wireComposer($("composer"), $("composer-input"), () => null);

@@ -55,7 +55,9 @@ export class Entries {
     if (this.problems[old]) this.problems[name] = this.problems[old];
     this.selected = name;
     if (this.options.renamed) this.options.renamed(old, name);
-    this.render();
+    // Only the list is drawn again: the form stays in place, so a click that moved focus out of the name
+    // (into Display name, onto a checkbox) lands, and what is typed next goes where it was aimed.
+    this.renderList();
   }
 
   remove(name) {
@@ -71,6 +73,16 @@ export class Entries {
   }
 
   render() {
+    this.renderList();
+    this.editor.replaceChildren();
+    if (this.selected === null) {
+      this.editor.append(element("p", "muted", `No ${this.options.noun}s yet: add one with New ${this.options.noun}.`));
+      return;
+    }
+    this.editor.append(this.nameRow(), this.options.form(this.selected, this.entries[this.selected], this.problems[this.selected] || {}));
+  }
+
+  renderList() {
     this.list.replaceChildren(
       ...Object.keys(this.entries).map((name) => {
         const item = element("li");
@@ -81,25 +93,24 @@ export class Entries {
         return item;
       }),
     );
-    this.editor.replaceChildren();
-    if (this.selected === null) {
-      this.editor.append(element("p", "muted", `No ${this.options.noun}s yet: add one with New ${this.options.noun}.`));
-      return;
-    }
-    this.editor.append(this.nameRow(this.selected), this.options.form(this.selected, this.entries[this.selected], this.problems[this.selected] || {}));
   }
 
-  nameRow(name) {
-    const parts = field("Name", textInput(name), this.options.maskHint);
+  // The selected entry's name, which a rename changes under the same row (`this.selected` follows it).
+  nameRow() {
+    const parts = field("Name", textInput(this.selected), this.options.maskHint);
     parts.row.classList.add("entry-name");
+    const remove = button(`Delete ${this.options.noun}`, `Delete ${this.selected}`, () => this.remove(this.selected), "danger");
     parts.input.addEventListener("change", () => {
+      const name = this.selected;
       const wanted = parts.input.value.trim();
       const problem = wanted === name ? "" : this.nameProblem(wanted, name);
       showError(parts, problem);
-      if (!problem && wanted !== name) this.rename(name, wanted);
+      if (problem || wanted === name) return;
+      this.rename(name, wanted);
+      remove.title = `Delete ${wanted}`;
     });
     const row = element("div", "entry-head");
-    row.append(parts.row, button(`Delete ${this.options.noun}`, `Delete ${name}`, () => this.remove(name), "danger"));
+    row.append(parts.row, remove);
     return row;
   }
 }

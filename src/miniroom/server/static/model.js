@@ -42,6 +42,7 @@ export function newMessage(event) {
     body: redacted(event) ? undefined : event.content.body,
     turn: event.content[TURN],
     editedAt: 0,
+    edited: false, // shows "(edited)"
     threadRoot: rel.rel_type === "m.thread" ? rel.event_id : null,
     replies: 0,
     reactions: new Map(), // key -> Map(reaction event_id -> sender)
@@ -74,6 +75,10 @@ export function track(event) {
 export function applyEdit(message, edit) {
   const newContent = edit.content["m.new_content"];
   if (!newContent || position(edit) <= message.editedAt || message.body === undefined) return;
+  // An agent's reply is edited in place while its turn streams and once as it ends: only an edit after
+  // that (or one without a turn, a person's) shows "(edited)".
+  const streamed = message.turn && message.turn.state === "streaming" && newContent[TURN];
+  if (!streamed) message.edited = true;
   message.body = newContent.body;
   message.turn = newContent[TURN];
   message.editedAt = position(edit);
@@ -140,13 +145,15 @@ export function enterRoom(room) {
   Object.assign(state, { room, messages: new Map(), reactions: new Map(), newest: new Map() });
 }
 
-// What a conversation's agent replies have spent so far, failed attempts included: {cost, tokens}.
+// What a conversation's agent replies have spent so far, failed attempts included: {cost, tokens}; the
+// room's (ROOM_LEVEL) counts its threads too.
 export function spend(conversation) {
   let cost = 0;
   let tokens = 0;
   for (const message of state.messages.values()) {
     const usage = message.turn && message.turn.usage;
-    if (!usage || !fromAgent(message) || (message.threadRoot || ROOM_LEVEL) !== conversation) continue;
+    const outside = conversation !== ROOM_LEVEL && message.threadRoot !== conversation;
+    if (!usage || !fromAgent(message) || outside) continue;
     cost += Number(usage.cost && usage.cost.total) || 0;
     tokens += usage.totalTokens || 0;
   }

@@ -35,6 +35,18 @@ function shortName(typed) {
     .replace(/^[._-]+/, "");
 }
 
+// Why a typed name cannot be posted as, or "": the account is its short name (the server's rule for "as").
+function nameProblem(typed, name) {
+  const rule = "an account name is made of the letters a to z, digits 0 to 9 and . _ - (accents are dropped)";
+  if (!name) {
+    return `"${typed}" has no letter a to z or digit 0 to 9; a name needs at least one, as ${rule}. ` +
+      "Type it in Latin letters, e.g. Tokyo or Bob Builder.";
+  }
+  if (!NAME.test(name)) return `"${typed}" gives the account name "${name}", longer than 32 characters: type a shorter name.`;
+  if (typed.length > MAX_SHOWN) return `A name has at most ${MAX_SHOWN} characters; this one has ${typed.length}.`;
+  return "";
+}
+
 function shownNames() {
   try {
     const names = JSON.parse(localStorage.getItem(SHOWN) || "{}");
@@ -136,10 +148,9 @@ export function wirePeople(changed) {
       use(null);
       return onSwitch();
     }
-    if (!NAME.test(name) || typed.length > MAX_SHOWN) {
-      $("posting-as-error").textContent =
-        `Type a name with a letter or digit from a to z or 0 to 9 (its short name, ${name ? `"${name}"` : "empty"}, ` +
-        `is the account: at most 32 of them), and at most ${MAX_SHOWN} characters in all, e.g. Bob Builder or bob.`;
+    const problem = nameProblem(typed, name);
+    if (problem) {
+      $("posting-as-error").textContent = problem;
       $("posting-as-error").hidden = false;
       return;
     }

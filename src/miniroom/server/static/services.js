@@ -122,7 +122,7 @@ class ServicesTab {
   }
 
   render() {
-    this.list.replaceChildren(...this.ordered().map((service) => this.row(service)));
+    this.renderList();
     this.editor.replaceChildren();
     if (!this.selected) {
       this.editor.append(element("p", "muted", `No ${this.kind} services yet: add one with New service.`));
@@ -132,9 +132,14 @@ class ServicesTab {
       types: this.known.types,
       services: this.services,
       errors: this.problems.get(this.selected) || {},
-      changed: () => this.render(),
+      // Only the list: the form stays, so a click that moved focus out of the name lands where aimed.
+      changed: () => this.renderList(),
       reveal: (name) => this.reveal(name),
     }), this.testBox(this.selected));
+  }
+
+  renderList() {
+    this.list.replaceChildren(...this.ordered().map((service) => this.row(service)));
   }
 
   // One line of the list: the enable switch, the name (selects it) and the priority.
@@ -160,7 +165,7 @@ class ServicesTab {
       const text = priority.value.trim();
       if (!text) delete service.priority;
       else service.priority = /^-?\d+$/.test(text) ? Number(text) : text; // the save says what is wrong
-      this.render();
+      this.renderList();
     });
     item.append(enabled.row, pick, priority);
     return item;
