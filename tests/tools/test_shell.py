@@ -17,9 +17,8 @@ import pytest
 from miniroom.engine.tool import ToolError
 from miniroom.tools.capture import OutputCapture
 from miniroom.tools.output import MAX_OUTPUT_BYTES
+from miniroom.tools.process import GATE_ARGV, KILL_GRACE_SECONDS
 from miniroom.tools.shell import (
-    GATE_ARGV,
-    KILL_GRACE_SECONDS,
     NON_INTERACTIVE_ENV,
     ShellCommand,
     child_environment,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -147,15 +148,21 @@ def standard_tools(
 
 
 def shell_sandbox(
-    settings: ProfileSettings, cwd: Path, agent_dir: Path, *, calls_back: bool
+    settings: ProfileSettings, cwd: Path, settings_dir: Path, env: Mapping[str, str]
 ) -> Sandbox | None:
-    """Where the agent's shells run, per its profile; None when unsandboxed. `calls_back`: its shells reach
-    its other tools through `miniroom-agent`, which speaks to miniroom over loopback TCP, so they keep the
-    network (the files stay as narrow)."""
+    """Where the agent's shells run, per its profile (None: unsandboxed): its working folder, with miniroom's
+    own hidden: the home, the sessions (MINI_AGENT_DIR), the settings folder when the agent works elsewhere
+    (serve's config.yaml and .env), the data folder, and the user's runtime folder (agent sockets)."""
     if settings.sandbox == "off":
         return None
-    network = settings.sandbox_network or calls_back
-    return Sandbox(settings.sandbox, cwd, hidden=(Path.home(), agent_dir), network=network)
+    hidden = [Path.home(), agent_dir_from_env(env), Path(f"/run/user/{os.getuid()}")]
+    if settings_dir.resolve() != cwd.resolve():
+        hidden.append(settings_dir)
+    for variable in ("MINIROOM_CONFIG", "MINIROOM_DATA_DIR"):
+        if env.get(variable):
+            path = Path(env[variable]).expanduser()
+            hidden.append(path.parent if variable == "MINIROOM_CONFIG" else path)
+    return Sandbox(settings.sandbox, cwd, hidden=tuple(hidden), network=settings.sandbox_network)
 
 
 def agent_config(

@@ -167,10 +167,10 @@ def build_agent(
         external,
         dataclasses.replace(web, warnings=()),  # logged once, here
     )
-    sandbox = shell_sandbox(settings, cwd, agent_dir, calls_back=command_line is not None)
+    sandbox = shell_sandbox(settings, cwd, settings_dir, env)
     tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env, web, sandbox)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
-    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, extra_prompt, tool_allowlist)
+    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, extra_prompt, tool_allowlist, sandbox)
     use_servers = external_tools and bool(external.servers)
     servers = mcp_servers(external, cwd, model_variables or {}, env, enabled) if use_servers else None
     prompt, sent, offer = prompt_and_tools(facts, tools, command_line, servers)

@@ -102,12 +102,12 @@ class ChildBuilder:
         record_model(session, self.model, thinking)
         enabled = tool_filter(settings, self.tool_allowlist)
         without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
-        sandbox = shell_sandbox(settings, self.cwd, agent_dir, calls_back=False)
+        sandbox = shell_sandbox(settings, self.cwd, self.settings_dir, self.env)
         tools = standard_tools(
             [], without_skills, self.settings_dir, self.model_variables, self.env, self.web, sandbox
         )
         parts = PromptFacts(
-            self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.tool_allowlist
+            self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.tool_allowlist, sandbox
         )
         command_line = CommandLine(minimal=True, identity=MINIMAL_IDENTITY) if spec.minimal else None
         prompt, sent, offer = prompt_and_tools(parts, tools, command_line)

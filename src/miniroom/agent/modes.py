@@ -29,6 +29,7 @@ from miniroom.engine import Agent, ClosableTool, CommandLineOffer, Tool, ToolSou
 from miniroom.llm import agent_dir_from_env
 from miniroom.tools.declared import DeclaredTool
 from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools.sandbox import Sandbox
 from miniroom.web.project import load_catalogues
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ class PromptFacts:
     enabled: ToolFilter
     extra_prompt: str
     tool_allowlist: Collection[str] | None
+    sandbox: Sandbox | None = None  # where its shell commands run
 
 
 def prompt_and_tools(
@@ -80,8 +82,7 @@ def prompt_and_tools(
     prompt = minimal_prompt(
         command_line, cwd, names, toolkit_names(offer.tools) + mcp, settings.minimal_bash_timeout
     )
-    sandbox = shell_sandbox(settings, cwd, facts.agent_dir, calls_back=True)
-    bash = DeclaredTool("miniroom.tools.minimal_bash:MinimalBashTool", OutputFolder(), sandbox)
+    bash = DeclaredTool("miniroom.tools.minimal_bash:MinimalBashTool", OutputFolder(), facts.sandbox)
     return prompt, [bash], offer
 
 
@@ -101,9 +102,9 @@ def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CommandLine)
         if isinstance(tool, ClosableTool):
             tool.close()
     web = session_web(agent.session, load_catalogues(cwd))
-    sandbox = shell_sandbox(settings, cwd, agent_dir, calls_back=True)
+    sandbox = shell_sandbox(settings, cwd, cwd, env)
     tools = standard_tools(skills, enabled, cwd, {}, env, web, sandbox) + kept
-    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None)
+    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None, sandbox)
     from miniroom.mcp.manager import McpTools  # without the SDK: it connects nothing
 
     servers = next((source for source in agent.sources() if isinstance(source, McpTools)), None)

@@ -42,7 +42,9 @@ MINIROOM_SECRETS: tuple[str, ...] = ("MINIROOM_API_TOKEN", "MINIROOM_API_KEY", "
 # inherited from miniroom's own environment (miniroom started inside an agent's shell) is never passed on.
 GRANT_URL_VARIABLE = "MINIROOM_AGENT_URL"
 GRANT_TOKEN_VARIABLE = "MINIROOM_AGENT_TOKEN"
-GRANT_VARIABLES: tuple[str, ...] = (GRANT_URL_VARIABLE, GRANT_TOKEN_VARIABLE)
+# In a sandbox without network, the Unix socket through which the grant's URL is reached (tools.relay).
+GRANT_SOCKET_VARIABLE = "MINIROOM_AGENT_SOCKET"
+GRANT_VARIABLES: tuple[str, ...] = (GRANT_URL_VARIABLE, GRANT_TOKEN_VARIABLE, GRANT_SOCKET_VARIABLE)
 MINIROOM_SECRET_PREFIXES: tuple[str, ...] = ("MINIROOM_MATRIX_PASSWORD_",)  # one password per agent
 PR_SET_DUMPABLE = 4
 _warned: set[str] = set()

@@ -33,11 +33,24 @@ class Sandbox:
     network: bool = False
     writable: tuple[Path, ...] = ()  # extra writable folders, such as the long-output folder
     shown: tuple[Path, ...] = ()  # extra read-only folders over the hidden ones, such as miniroom-agent's
+    sockets: tuple[tuple[Path, str], ...] = ()  # (a socket outside, its path inside): miniroom's API relay
 
     def showing(self, search_path: str) -> Sandbox:
-        """This sandbox with the folders of a PATH value visible (read-only), so its commands are found."""
-        folders = tuple(Path(part) for part in search_path.split(os.pathsep) if part and Path(part).is_dir())
+        """This sandbox with the folders of a PATH value visible (read-only), so its commands are found; a
+        relative folder, or one that would show a hidden folder whole, stays as it is."""
+        folders = tuple(
+            Path(part)
+            for part in search_path.split(os.pathsep)
+            if Path(part).is_absolute() and Path(part).is_dir() and not self._reveals(Path(part))
+        )
         return replace(self, shown=self.shown + folders)
+
+    def with_socket(self, outside: Path, inside: str) -> Sandbox:
+        return replace(self, sockets=(*self.sockets, (outside, inside)))
+
+    def _reveals(self, folder: Path) -> bool:
+        resolved = folder.resolve()
+        return any(hidden.resolve().is_relative_to(resolved) for hidden in self.hidden)
 
     def wrap(self, argv: Sequence[str], bwrap: str = "bwrap") -> list[str]:
         """`argv` run inside bwrap; `off` leaves it as it is."""
@@ -47,17 +60,35 @@ class Sandbox:
 
     def arguments(self) -> list[str]:
         project = self.project.resolve()
+        hidden = [folder.resolve() for folder in self.hidden if folder.is_dir()]
+        # A hidden folder inside the project is hidden after the project is bound, which would show it again.
+        inside = [folder for folder in hidden if folder.is_relative_to(project)]
         args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        for folder in self.hidden:
-            args += _hide(folder.resolve())
+        for folder in hidden:
+            if folder not in inside and folder != Path("/"):
+                args += ["--tmpfs", str(folder)]
         for folder in self.writable:
             if folder.is_dir():
                 args += ["--bind", str(folder), str(folder)]
-        # miniroom-agent runs on miniroom's own interpreter, which may be installed in the hidden home (pyenv).
+        # miniroom-agent runs on miniroom's own interpreter, which may live in the hidden home (pyenv).
         for folder in (*_interpreter_folders(), *self.shown):
             args += ["--ro-bind", str(folder), str(folder)]
         kind = "--bind" if self.mode == "workspace" else "--ro-bind"
         args += [kind, str(project), str(project)]
+        for folder in inside:
+            if folder != project:
+                args += ["--tmpfs", str(folder)]
+        args += self._protected(project)
+        for outside, inside_path in self.sockets:
+            args += ["--bind", str(outside), inside_path]
+        args += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(project)]
+        if not self.network:
+            args.append("--unshare-net")
+        return args
+
+    def _protected(self, project: Path) -> list[str]:
+        """What stays read-only in a writable project, and the `.env` files nobody reads."""
+        args = []
         if self.mode == "workspace":
             for name in PROTECTED_NAMES:
                 path = project / name
@@ -66,18 +97,11 @@ class Sandbox:
                     args += ["--ro-bind", str(path), str(path)]
         for secret in _env_files(project):
             args += ["--ro-bind", "/dev/null", str(secret)]
-        args += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(project)]
-        if not self.network:
-            args.append("--unshare-net")
         return args
 
 
 def _interpreter_folders() -> tuple[Path, ...]:
     return tuple(dict.fromkeys(Path(prefix) for prefix in (sys.base_prefix, sys.prefix)))
-
-
-def _hide(folder: Path) -> list[str]:
-    return ["--tmpfs", str(folder)] if folder.is_dir() else []
 
 
 def _env_files(project: Path) -> Iterable[Path]:
