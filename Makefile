@@ -66,7 +66,7 @@ fuzz: $(STAMP)
 
 # Every bench runs and prints its verdict; the target fails at the end when any budget was missed.
 BENCHES := startup loop_overhead subagent_overhead stream_receive session_load prompt_size fetch_convert \
-	mcp_connect room_decisions judgment_latency minimal_mode agent_cli page_load long_task
+	mcp_connect room_decisions judgment_latency minimal_mode agent_cli page_load long_task sandbox_cost
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py $(BENCHES:%=bench/%.py)
 

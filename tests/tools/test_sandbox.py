@@ -11,9 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from miniroom.engine import ToolError
+from miniroom.engine import ToolContext, ToolError, ToolSettings
+from miniroom.llm import TextContent
+from miniroom.tools import builtin_tools
 from miniroom.tools.sandbox import Sandbox, sandbox_problem
 from miniroom.tools.shell import CommandOutcome, ShellCommand
+from tests.processes import wait_until
+from tests.tools.test_shell import PROCESS_TREE, wait_for_pids
 
 SECRET = "s3cret-value"
 
@@ -25,9 +29,14 @@ class Machine:
     project: Path
     other: Path
 
-    def run(self, command: str, mode: str = "workspace", *, network: bool = False) -> CommandOutcome:
-        sandbox = Sandbox(mode, self.project, hidden=(self.home, self.data), network=network)  # type: ignore[arg-type]
-        return asyncio.run(ShellCommand(command, self.project, timeout=30, sandbox=sandbox).run())
+    def sandbox(self, mode: str = "workspace", *, network: bool = False) -> Sandbox:
+        return Sandbox(mode, self.project, hidden=(self.home, self.data), network=network)  # type: ignore[arg-type]
+
+    def run(
+        self, command: str, mode: str = "workspace", *, network: bool = False, timeout: float = 30
+    ) -> CommandOutcome:
+        shell = ShellCommand(command, self.project, timeout, sandbox=self.sandbox(mode, network=network))
+        return asyncio.run(shell.run())
 
 
 @pytest.fixture
@@ -64,6 +73,9 @@ def refused(outcome: CommandOutcome) -> bool:
         "ln {home}/.ssh/id_ed25519 hard && cat hard",
         "cat /proc/self/root{home}/.ssh/id_ed25519",
         "cat /proc/{pid}/environ",  # miniroom's own process, outside the sandbox's PID namespace
+        "umount -l {home}; cat {home}/.ssh/id_ed25519",  # as root, with the capabilities bwrap would keep
+        "umount -l {data}; umount -l /tmp; cat {data}/config.yaml",
+        "umount -R -l /tmp; cat {home}/.ssh/id_ed25519",
     ],
 )
 def test_a_sandboxed_shell_cannot_read_secrets_or_other_projects(machine: Machine, command: str) -> None:
@@ -133,3 +145,48 @@ def test_a_sandbox_that_cannot_be_made_refuses_to_run(
     finally:
         sandbox._bwrap_problem.cache_clear()
     assert not (machine.project / "ran.txt").exists()
+
+
+def tool_text(machine: Machine, name: str, arguments: dict[str, object]) -> str:
+    """What the built-in tool `name`, made with the machine's sandbox as an agent's tools are, answers."""
+    tool = next(tool for tool in builtin_tools(sandbox=machine.sandbox()) if tool.name == name)
+    context = ToolContext(cwd=machine.project, timeout=30, settings=ToolSettings())
+    result = asyncio.run(tool.execute(tool.validate(arguments), context))
+    return "".join(part.text for part in result.content if isinstance(part, TextContent))
+
+
+def test_the_bash_and_parallel_bash_tools_run_their_commands_in_the_sandbox(machine: Machine) -> None:
+    read = f"cat {machine.home}/.ssh/id_ed25519; echo mine > mine.txt"
+    assert SECRET not in tool_text(machine, "bash", {"command": read})
+    both = tool_text(machine, "parallel_bash", {"commands": [read, f"cat {machine.other}/notes.txt"]})
+    assert SECRET not in both
+    assert "No such file or directory" in both
+    assert (machine.project / "mine.txt").read_text() == "mine\n"  # the project stays writable
+
+
+def tree_script(machine: Machine, seconds: int) -> str:
+    """The six-process tree of the shell tests, its sleeps made `seconds` long so they can be found."""
+    (machine.project / "tree.sh").write_text(PROCESS_TREE.replace("sleep 30", f"sleep {seconds}"))
+    return "bash tree.sh"
+
+
+def sleeping(seconds: int) -> bool:
+    found = subprocess.run(["pgrep", "-f", f"^sleep {seconds}$"], capture_output=True, check=False)
+    return bool(found.stdout.strip())
+
+
+def test_a_timed_out_sandboxed_command_leaves_no_process(machine: Machine) -> None:
+    outcome = machine.run(tree_script(machine, 3917), timeout=1)
+    assert outcome.timed_out, outcome.report()
+    wait_until(lambda: not sleeping(3917), "the sandboxed tree's sleeps are gone")
+
+
+async def test_an_aborted_sandboxed_command_leaves_no_process(machine: Machine) -> None:
+    command = tree_script(machine, 3918)
+    task = asyncio.create_task(ShellCommand(command, machine.project, 60, sandbox=machine.sandbox()).run())
+    await wait_for_pids(machine.project, 6)
+    assert sleeping(3918)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    wait_until(lambda: not sleeping(3918), "the sandboxed tree's sleeps are gone")

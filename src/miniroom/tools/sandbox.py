@@ -36,21 +36,12 @@ class Sandbox:
     sockets: tuple[tuple[Path, str], ...] = ()  # (a socket outside, its path inside): miniroom's API relay
 
     def showing(self, search_path: str) -> Sandbox:
-        """This sandbox with the folders of a PATH value visible (read-only), so its commands are found; a
-        relative folder, or one that would show a hidden folder whole, stays as it is."""
-        folders = tuple(
-            Path(part)
-            for part in search_path.split(os.pathsep)
-            if Path(part).is_absolute() and Path(part).is_dir() and not self._reveals(Path(part))
-        )
-        return replace(self, shown=self.shown + folders)
+        """This sandbox with the folders of a PATH value that lie in a hidden folder visible (read-only), so
+        its commands are found; a relative folder, or one that would show a hidden folder whole, is not."""
+        return replace(self, shown=self.shown + _shown(search_path, _resolved(self.hidden)))
 
     def with_socket(self, outside: Path, inside: str) -> Sandbox:
         return replace(self, sockets=(*self.sockets, (outside, inside)))
-
-    def _reveals(self, folder: Path) -> bool:
-        resolved = folder.resolve()
-        return any(hidden.resolve().is_relative_to(resolved) for hidden in self.hidden)
 
     def wrap(self, argv: Sequence[str], bwrap: str = "bwrap") -> list[str]:
         """`argv` run inside bwrap; `off` leaves it as it is."""
@@ -60,7 +51,7 @@ class Sandbox:
 
     def arguments(self) -> list[str]:
         project = self.project.resolve()
-        hidden = [folder.resolve() for folder in self.hidden if folder.is_dir()]
+        hidden = _resolved(self.hidden)
         # A hidden folder inside the project is hidden after the project is bound, which would show it again.
         inside = [folder for folder in hidden if folder.is_relative_to(project)]
         args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -71,7 +62,7 @@ class Sandbox:
             if folder.is_dir():
                 args += ["--bind", str(folder), str(folder)]
         # miniroom-agent runs on miniroom's own interpreter, which may live in the hidden home (pyenv).
-        for folder in (*_interpreter_folders(), *self.shown):
+        for folder in (*_shown(os.pathsep.join(_interpreter_folders()), hidden), *self.shown):
             args += ["--ro-bind", str(folder), str(folder)]
         kind = "--bind" if self.mode == "workspace" else "--ro-bind"
         args += [kind, str(project), str(project)]
@@ -81,7 +72,9 @@ class Sandbox:
         args += self._protected(project)
         for outside, inside_path in self.sockets:
             args += ["--bind", str(outside), inside_path]
-        args += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(project)]
+        # No capabilities, even when miniroom runs as root: with them a command could unmount what hides.
+        args += ["--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        args += ["--chdir", str(project)]
         if not self.network:
             args.append("--unshare-net")
         return args
@@ -100,8 +93,29 @@ class Sandbox:
         return args
 
 
-def _interpreter_folders() -> tuple[Path, ...]:
-    return tuple(dict.fromkeys(Path(prefix) for prefix in (sys.base_prefix, sys.prefix)))
+def _interpreter_folders() -> tuple[str, ...]:
+    return tuple(dict.fromkeys((sys.base_prefix, sys.prefix)))
+
+
+# Cached: a shell call's budget is a few milliseconds, and each path costs a stat per component to resolve.
+@functools.lru_cache(maxsize=64)
+def _resolved(folders: tuple[Path, ...]) -> tuple[Path, ...]:
+    return tuple(folder.resolve() for folder in folders if folder.is_dir())
+
+
+@functools.lru_cache(maxsize=64)
+def _shown(search_path: str, hidden: tuple[Path, ...]) -> tuple[Path, ...]:
+    """The folders of `search_path` inside a hidden folder, but none holding one (which would show it)."""
+    shown = []
+    for part in dict.fromkeys(search_path.split(os.pathsep)):
+        folder = Path(part)
+        if not folder.is_absolute() or not folder.is_dir():
+            continue
+        folder = folder.resolve()
+        inside = any(folder.is_relative_to(secret) for secret in hidden)
+        if inside and not any(secret.is_relative_to(folder) for secret in hidden):
+            shown.append(folder)
+    return tuple(shown)
 
 
 def _env_files(project: Path) -> Iterable[Path]:
@@ -132,7 +146,7 @@ def _bwrap_problem(mode: str) -> str | None:
     if bwrap is None:
         return f"sandbox: {mode} needs bubblewrap: {INSTALL_HINT}"
     probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"]
-    probe += ["--unshare-net", "--die-with-parent", "--new-session", "--", "/bin/true"]
+    probe += ["--unshare-net", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--", "/bin/true"]
     try:
         done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
