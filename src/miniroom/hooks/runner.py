@@ -8,8 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from miniroom.tools import process
-from miniroom.tools.process import ChildSpec, Finished, StartFailure
-from miniroom.tools.shell import shell_argv
+from miniroom.tools.process import ChildSpec, Finished, StartFailure, shell_argv
 
 MAX_CAPTURE_BYTES = 256 * 1024  # of stdout and of stderr each; a hook's answer is short
 

@@ -30,7 +30,7 @@ from miniroom.mcp.files import MCP_FILE
 from miniroom.mcp.names import tool_name
 from miniroom.mcp.stdio import STDERR_TAIL_LINES, gated_stdio
 from miniroom.mcp.tool import McpTool
-from miniroom.tools.shell import child_environment
+from miniroom.tools.process import child_environment
 
 log = logging.getLogger(__name__)
 

@@ -11,12 +11,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from miniroom.tools.environment import GRANT_SOCKET_VARIABLE, GRANT_URL_VARIABLE, make_non_dumpable
+from miniroom.tools.environment import (
+    GRANT_SOCKET_VARIABLE,
+    GRANT_URL_VARIABLE,
+    make_non_dumpable,
+    tool_environment,
+)
 from miniroom.tools.reaper import process_reaper
 from miniroom.tools.reaper_main import group_exists
 from miniroom.tools.relay import INSIDE_PATH, Relay, open_relay
@@ -36,6 +42,33 @@ MAX_KEPT_BYTES = 16 * 1024 * 1024  # of each stream, unless the caller keeps les
 _GROUP_POLL_SECONDS = 0.02
 _STDERR_TAIL = 500
 Feed = Callable[[int, bytes], None]  # (1 for stdout or 2 for stderr, the bytes that arrived)
+
+
+# Nobody can answer a prompt or scroll a pager: make common tools print plainly and fail fast instead.
+NON_INTERACTIVE_ENV: Mapping[str, str] = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "MANPAGER": "cat",
+    "SYSTEMD_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": "true",  # merge/rebase keep their default messages instead of waiting on an editor
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "PIP_NO_INPUT": "1",
+    "PYTHONUNBUFFERED": "1",  # so a script's prints and its traceback arrive in the order they happened
+}
+
+
+def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A tool process's environment (see `tools.environment`) plus the non-interactive settings."""
+    return tool_environment(base) | dict(NON_INTERACTIVE_ENV)
+
+
+def shell_argv(command: str, search_path: str | None = None) -> list[str]:
+    """`bash -c command`, or `/bin/sh -c command` where bash is not installed."""
+    bash = shutil.which("bash", path=search_path)
+    return [bash or "/bin/sh", "-c", command]
 
 
 class StartFailure(Exception):

@@ -1,5 +1,9 @@
-"""How a sandbox without network still reaches miniroom's API: a Unix socket, bound into the sandbox, each of
-whose connections is piped to the one TCP address of the command's grant, and to nothing else."""
+"""How a sandbox without network still reaches miniroom's API: a Unix socket, bound into the sandbox, that
+passes one `miniroom-agent` request per connection to the one TCP address of the command's grant.
+
+Only that: the request must be for the `miniroom-agent` routes (the web chat's and settings' routes on the
+same port stay out of reach, so a command cannot rewrite a hook or a profile through them), with a
+Content-Length body, and nothing the client sends after it is passed on (no second, pipelined request)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,13 @@ import tempfile
 from pathlib import Path
 
 INSIDE_PATH = "/tmp/.miniroom-agent.sock"  # where commands find it: the sandbox's /tmp is its own
+AGENT_ROUTES = b"/api/agent/"  # server.agent_api's prefix; the relay sits below the server layer
+MAX_BODY_BYTES = 64 * 1024 * 1024
 _CHUNK = 65536
+_REFUSED = (
+    b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: 52\r\n\r\n"
+    b"a sandboxed command reaches miniroom-agent's routes\n"
+)
 
 
 class Relay:
@@ -31,11 +41,21 @@ async def open_relay(host: str, port: int) -> Relay:
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
+            request = await _one_request(reader)
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            request = None
+        if request is None:
+            writer.write(_REFUSED)
+            writer.close()
+            return
+        try:
             upstream_reader, upstream_writer = await asyncio.open_connection(host, port)
         except OSError:
             writer.close()  # the command's client sees the connection closed: miniroom is not there
             return
-        await asyncio.gather(_pipe(reader, upstream_writer), _pipe(upstream_reader, writer))
+        upstream_writer.write(request)
+        await _pipe(upstream_reader, writer)
+        upstream_writer.close()
 
     try:
         server = await asyncio.start_unix_server(connected, path=str(folder / "api.sock"))
@@ -45,8 +65,27 @@ async def open_relay(host: str, port: int) -> Relay:
     return Relay(folder, server)
 
 
+async def _one_request(reader: asyncio.StreamReader) -> bytes | None:
+    """The head and body of the client's request, or None when it is not one the relay passes on."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    request_line, _, fields = head.partition(b"\r\n")
+    parts = request_line.split(b" ")
+    if len(parts) != 3 or not parts[1].startswith(AGENT_ROUTES) or b".." in parts[1]:
+        return None
+    length = 0
+    for line in fields.lower().split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip() == b"transfer-encoding":
+            return None
+        if name.strip() == b"content-length":
+            if not value.strip().isdigit() or int(value) > MAX_BODY_BYTES:
+                return None
+            length = int(value)
+    return head + await reader.readexactly(length)
+
+
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Copy until either side ends, then close `writer`: the other direction then ends too."""
+    """Copy the answer until miniroom ends it, then close the command's side."""
     try:
         while data := await reader.read(_CHUNK):
             writer.write(data)

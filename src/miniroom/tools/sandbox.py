@@ -15,7 +15,10 @@ from typing import Literal
 SandboxMode = Literal["off", "workspace", "read-only"]
 # Inside the project, what a command must not change: a hook or an instruction planted there runs later,
 # outside any sandbox.
-PROTECTED_NAMES = (".git", ".miniroom", "CLAUDE.md", "AGENTS.md", ".claude", ".agents", ".mini")
+PROTECTED_NAMES = (".miniroom", "CLAUDE.md", "AGENTS.md", ".claude", ".agents", ".mini")
+# In a `.git` folder, what runs commands later (hooks; config's core.hooksPath, core.fsmonitor, aliases): the
+# objects, refs and index stay writable, so `git commit` works in the project.
+PROTECTED_IN_GIT = ("config", "hooks", "modules", "info")
 INSTALL_HINT = "apt-get install bubblewrap"
 
 
@@ -83,14 +86,23 @@ class Sandbox:
         """What stays read-only in a writable project, and the `.env` files nobody reads."""
         args = []
         if self.mode == "workspace":
-            for name in PROTECTED_NAMES:
-                path = project / name
+            for path in (*(project / name for name in PROTECTED_NAMES), *_git_parts(project / ".git")):
                 if path.exists() or path.is_symlink():
                     # A symlink is bound as its target would be: keep it read-only where it points.
                     args += ["--ro-bind", str(path), str(path)]
+            hooks = project / ".git" / "hooks"
+            if hooks.parent.is_dir() and not hooks.parent.is_symlink() and not hooks.exists():
+                args += ["--tmpfs", str(hooks), "--remount-ro", str(hooks)]  # an empty one: none to plant
         for secret in _env_files(project):
             args += ["--ro-bind", "/dev/null", str(secret)]
         return args
+
+
+def _git_parts(git: Path) -> list[Path]:
+    """The parts of `.git` kept read-only: all of it when it is a link or a file (a worktree's)."""
+    if git.is_dir() and not git.is_symlink():
+        return [git / name for name in PROTECTED_IN_GIT]
+    return [git]
 
 
 def _interpreter_folders() -> tuple[str, ...]:

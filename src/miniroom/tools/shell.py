@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -17,26 +16,10 @@ from miniroom.engine import CommandGrants, ToolContext, ToolError
 from miniroom.llm import UserContent
 from miniroom.tools import process
 from miniroom.tools.capture import CapturedOutput, OutputCapture
-from miniroom.tools.environment import tool_environment
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
 from miniroom.tools.output_folder import OutputFolder
-from miniroom.tools.process import ChildSpec, StartFailure, seconds_text
+from miniroom.tools.process import ChildSpec, StartFailure, child_environment, seconds_text, shell_argv
 from miniroom.tools.sandbox import Sandbox, SandboxUnavailable
-
-# Nobody can answer a prompt or scroll a pager: make common tools print plainly and fail fast instead.
-NON_INTERACTIVE_ENV: Mapping[str, str] = {
-    "PAGER": "cat",
-    "GIT_PAGER": "cat",
-    "MANPAGER": "cat",
-    "SYSTEMD_PAGER": "cat",
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_EDITOR": "true",  # merge/rebase keep their default messages instead of waiting on an editor
-    "TERM": "dumb",
-    "NO_COLOR": "1",
-    "DEBIAN_FRONTEND": "noninteractive",
-    "PIP_NO_INPUT": "1",
-    "PYTHONUNBUFFERED": "1",  # so a script's prints and its traceback arrive in the order they happened
-}
 
 
 def _require_command(value: str) -> str:
@@ -55,17 +38,6 @@ CommandText = Annotated[str, AfterValidator(_require_command)]
 TimeoutSeconds = Annotated[
     int | None, Field(gt=0), WithJsonSchema({"type": "integer", "exclusiveMinimum": 0})
 ]
-
-
-def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A tool process's environment (see `tools.environment`) plus the non-interactive settings."""
-    return tool_environment(base) | dict(NON_INTERACTIVE_ENV)
-
-
-def shell_argv(command: str, search_path: str | None = None) -> list[str]:
-    """`bash -c command`, or `/bin/sh -c command` where bash is not installed."""
-    bash = shutil.which("bash", path=search_path)
-    return [bash or "/bin/sh", "-c", command]
 
 
 def effective_timeout(requested: int | None, ctx: ToolContext) -> float:

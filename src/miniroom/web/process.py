@@ -10,8 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from miniroom.tools import process
-from miniroom.tools.process import MAX_KEPT_BYTES, ChildSpec, Finished, StartFailure
-from miniroom.tools.shell import NON_INTERACTIVE_ENV
+from miniroom.tools.process import MAX_KEPT_BYTES, NON_INTERACTIVE_ENV, ChildSpec, Finished, StartFailure
 
 
 class ProcessFailure(Exception):

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from miniroom.tools.shell import shell_argv
+from miniroom.tools.process import shell_argv
 from miniroom.web.process import ProcessFailure, run_process
 from miniroom.web.services import FetchedPage, ServiceEnvironment, ServiceFailure
 from miniroom.web.settings import ServiceSettings
