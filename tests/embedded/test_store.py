@@ -66,6 +66,9 @@ def test_rooms_are_created_once_by_key_with_the_local_user_as_admin(store: RoomS
     assert (first.key, first.name, first.alias) == ("lobby", "Lobby", "#hall:miniroom.local")
     assert store.ensure_room("dev").alias == "#dev:miniroom.local"
     assert [(m.user_id, m.power_level) for m in store.members(first.room_id)] == [(YOU, 100)]
+    # The rename is an event, as on a homeserver, so open pages follow it; an unchanged name adds none.
+    [named] = store.events_after(0)
+    assert (named["type"], named["sender"], named["content"]) == ("m.room.name", YOU, {"name": "Other name"})
 
 
 def test_agents_join_at_power_zero(store: RoomStore, room_id: str) -> None:

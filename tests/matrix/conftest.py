@@ -64,6 +64,7 @@ async def transports(synapse: Synapse, tmp_path: Path) -> AsyncIterator[MakeTran
         timeline_limit: int = 50,
         room_agents: dict[str, list[str]] | None = None,
         lease_seconds: int = 60,
+        room_names: dict[str, str] | None = None,
     ) -> MatrixTransport:
         config = MatrixConfig.model_validate(
             {
@@ -75,7 +76,11 @@ async def transports(synapse: Synapse, tmp_path: Path) -> AsyncIterator[MakeTran
             }
         )
         transport = MatrixTransport(
-            config, data_dir or tmp_path / "data", timeline_limit=timeline_limit, poll_seconds=1.0
+            config,
+            data_dir or tmp_path / "data",
+            timeline_limit=timeline_limit,
+            poll_seconds=1.0,
+            room_names=room_names,
         )
         started.append(transport)
         await transport.start(agents, rooms or {}, room_agents)

@@ -139,14 +139,19 @@ def create_backend(
         from miniroom.server.probes import Readiness
         from miniroom.transports.matrix import MatrixTransport
 
-        matrix = MatrixTransport(config.matrix, paths.data_dir)
+        matrix = MatrixTransport(config.matrix, paths.data_dir, room_names=room_names(config))
         probes = (metrics, Readiness([matrix.connection_problem]))
         api = (
             [api_listener(cli, web.host, web.port, what="agent API", option="--port", probes=probes)]
             if cli
             else []
         )
-        return Backend(matrix, [*api, *extra], readiness=probes[1])
+        return Backend(
+            matrix,
+            [*api, *extra],
+            readiness=probes[1],
+            before_apply=lambda changed: matrix.name_rooms(room_names(changed)),
+        )
     from miniroom.server import DEFAULT_HOSTS, build_server, create_app
     from miniroom.server.openai_turns import ClientTurns
     from miniroom.server.probes import Readiness

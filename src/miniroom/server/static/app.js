@@ -277,6 +277,15 @@ function renderRooms() {
   }
 }
 
+// A room renamed while the page is open (its display_name in config.yaml changed): its link and header follow.
+function receiveRoomName(event) {
+  const room = state.rooms.get(event.room_id);
+  if (!room || typeof event.content.name !== "string") return;
+  room.name = event.content.name;
+  renderRooms();
+  if (state.room && state.room.room_id === room.room_id) showRoomHeader(room);
+}
+
 function showRoomHeader(room) {
   $("room-name").textContent = room.name;
   $("room-topic").textContent = `${room.alias} · ${room.members.length} members`;
@@ -417,6 +426,7 @@ function connectStream() {
   state.stream = new EventSource(`/api/stream?${params}`);
   state.stream.onmessage = (message) => {
     const event = JSON.parse(message.data);
+    if (event.type === "m.room.name") return receiveRoomName(event); // any room's link follows
     if (!state.room || event.room_id !== state.room.room_id) return;
     if (state.pending) state.pending.push(event);
     else fromStream(event);

@@ -18,10 +18,11 @@ from miniroom.transports.embedded import ids, timeline
 from miniroom.transports.embedded.errors import InvalidEvent, NotAllowed, TooLarge, UnknownRoom
 from miniroom.transports.embedded.notify import Notifier
 from miniroom.transports.embedded.redactions import REDACT_POWER, REDACTION, apply_redaction, check_redaction
-from miniroom.transports.embedded.relations import RelationColumns, check_relation
+from miniroom.transports.embedded.relations import NONE, RelationColumns, check_relation
 from miniroom.transports.embedded.schema import connect
 
 DATABASE_NAME = "rooms.sqlite3"
+ROOM_NAME = "m.room.name"
 ADMIN_POWER = 100
 MAX_CONTENT_BYTES = 65536  # Matrix's limit for a whole event; content alone is a close, simple bound
 _FOLLOW_BATCH = 100
@@ -102,22 +103,29 @@ class RoomStore:
 
     def ensure_room(self, key: str, *, name: str | None = None, alias: str | None = None) -> Room:
         """The room with `key`, created (with the local user as its admin) when missing; an existing room
-        takes `name` when it is given and differs."""
+        takes `name` when it is given and differs, with an `m.room.name` event so open pages follow."""
         with self._write() as connection:
             row = connection.execute("SELECT * FROM rooms WHERE room_key = ?", (key,)).fetchone()
-            if row is not None:
-                room = _room(row)
-                if name is None or name == room.name:
-                    return room
-                connection.execute("UPDATE rooms SET name = ? WHERE room_id = ?", (name, room.room_id))
-                return replace(room, name=name)
-            room = Room(ids.new_room_id(), key, name or key, ids.room_alias(key, alias))
-            connection.execute(
-                "INSERT INTO rooms (room_id, room_key, name, alias, created_ts) VALUES (?, ?, ?, ?, ?)",
-                (room.room_id, room.key, room.name, room.alias, _now_ms()),
-            )
-            _add_member(connection, room.room_id, self.local_user_id, self.local_display_name, ADMIN_POWER)
-            return room
+            if row is None:
+                return self._create_room(connection, key, name, alias)
+            room = _room(row)
+            if name is None or name == room.name:
+                return room
+            connection.execute("UPDATE rooms SET name = ? WHERE room_id = ?", (name, room.room_id))
+            renamed = _insert_event(connection, room.room_id, self.local_user_id, ROOM_NAME, {"name": name})
+        self.notifier.notify(renamed["unsigned"]["stream_position"])
+        return replace(room, name=name)
+
+    def _create_room(
+        self, connection: sqlite3.Connection, key: str, name: str | None, alias: str | None
+    ) -> Room:
+        room = Room(ids.new_room_id(), key, name or key, ids.room_alias(key, alias))
+        connection.execute(
+            "INSERT INTO rooms (room_id, room_key, name, alias, created_ts) VALUES (?, ?, ?, ?, ?)",
+            (room.room_id, room.key, room.name, room.alias, _now_ms()),
+        )
+        _add_member(connection, room.room_id, self.local_user_id, self.local_display_name, ADMIN_POWER)
+        return room
 
     def join(self, room_id: str, user_id: str, display_name: str, power_level: int = 0) -> None:
         """Make `user_id` a member of the room (again), keeping a power level set earlier."""
@@ -206,23 +214,7 @@ class RoomStore:
             relation = _check_new_event(connection, room_id, sender, event_type, content)
             if txn_id is not None and (earlier := _sent_before(connection, room_id, sender, txn_id)):
                 return earlier
-            cursor = connection.execute(
-                "INSERT INTO events (event_id, room_id, sender, type, content, origin_server_ts, rel_type,"
-                " relates_to, thread_root) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
-                (
-                    ids.new_event_id(),
-                    room_id,
-                    sender,
-                    event_type,
-                    encoded,
-                    _now_ms(),
-                    relation.rel_type,
-                    relation.relates_to,
-                    relation.thread_root,
-                ),
-            )
-            event = timeline.to_event(cursor.fetchone())
-            cursor.close()
+            event = _insert_event(connection, room_id, sender, event_type, content, relation, encoded)
             if txn_id is not None:
                 connection.execute(
                     "INSERT INTO transactions (room_id, sender, txn_id, event_id) VALUES (?, ?, ?, ?)",
@@ -305,6 +297,35 @@ def _encode(event_type: str, content: Mapping[str, Any]) -> str:
             f"event content is {size:,} bytes; the limit is {MAX_CONTENT_BYTES:,}. Send less text."
         )
     return encoded
+
+
+def _insert_event(
+    connection: sqlite3.Connection,
+    room_id: str,
+    sender: str,
+    event_type: str,
+    content: Content,
+    relation: RelationColumns = NONE,
+    encoded: str | None = None,
+) -> Event:
+    cursor = connection.execute(
+        "INSERT INTO events (event_id, room_id, sender, type, content, origin_server_ts, rel_type,"
+        " relates_to, thread_root) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+        (
+            ids.new_event_id(),
+            room_id,
+            sender,
+            event_type,
+            encoded if encoded is not None else _encode(event_type, content),
+            _now_ms(),
+            relation.rel_type,
+            relation.relates_to,
+            relation.thread_root,
+        ),
+    )
+    event = timeline.to_event(cursor.fetchone())
+    cursor.close()
+    return event
 
 
 def _check_new_event(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mautrix.errors import MatrixRequestError, MNotFound, MRoomInUse
-from mautrix.types import RoomAlias, RoomCreatePreset, RoomID, UserID
+from mautrix.types import EventType, RoomAlias, RoomCreatePreset, RoomID, RoomNameStateEventContent, UserID
 
 from miniroom.transports.matrix.accounts import Account
 
@@ -71,10 +71,15 @@ async def accept_invites(
 
 
 async def ensure_room(
-    owner: Account, members: Sequence[Account], alias: str, public: bool, outsiders: Sequence[Account] = ()
+    owner: Account,
+    members: Sequence[Account],
+    alias: str,
+    public: bool,
+    outsiders: Sequence[Account] = (),
+    name: str | None = None,
 ) -> str | None:
-    """Join `alias` as `owner` (creating the room when the alias is free), bring every member in, and
-    have the `outsiders` that are in it leave."""
+    """Join `alias` as `owner` (creating the room when the alias is free), name it `name` when given, bring
+    every member in, and have the `outsiders` that are in it leave."""
     try:
         room_id = await _join_or_create(owner, [member.user_id for member in members], alias, public)
     except MatrixRequestError as exc:
@@ -82,6 +87,8 @@ async def ensure_room(
             "%s cannot join or create %s: %s; invite it to the room", owner.user_id, alias, exc.message
         )
         return None
+    if name is not None:
+        await _name_room(owner, room_id, alias, name)
     present = set(await owner.api.get_joined_members(room_id))
     for member in members:
         if member.user_id not in present:
@@ -90,6 +97,20 @@ async def ensure_room(
         if outsider.user_id in present:
             await _leave(outsider, room_id, alias)
     return room_id
+
+
+async def _name_room(owner: Account, room_id: RoomID, alias: str, name: str) -> None:
+    """Set the room's `m.room.name` to config.yaml's display_name, unless it already has that name."""
+    try:
+        current = await owner.api.get_state_event(room_id, EventType.ROOM_NAME)
+    except MNotFound:
+        current = None
+    if isinstance(current, RoomNameStateEventContent) and current.name == name:
+        return
+    try:
+        await owner.api.send_state_event(room_id, EventType.ROOM_NAME, RoomNameStateEventContent(name=name))
+    except MatrixRequestError as exc:
+        log.warning("%s cannot name %s (%s) %r: %s", owner.user_id, alias, room_id, name, exc.message)
 
 
 async def _leave(account: Account, room_id: RoomID, alias: str) -> None:

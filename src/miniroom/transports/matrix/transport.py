@@ -41,9 +41,16 @@ class MatrixTransport:
     """Agents and the router as Matrix accounts; credentials and sync position in `<data_dir>/matrix/`."""
 
     def __init__(
-        self, config: MatrixConfig, data_dir: Path, *, timeline_limit: int = 50, poll_seconds: float = 30.0
+        self,
+        config: MatrixConfig,
+        data_dir: Path,
+        *,
+        timeline_limit: int = 50,
+        poll_seconds: float = 30.0,
+        room_names: Mapping[str, str] | None = None,
     ) -> None:
         self.config = config
+        self._room_names = dict(room_names or {})
         self.store = MatrixStore(data_dir)
         self.timeline_limit, self.poll_ms = timeline_limit, int(poll_seconds * 1000)
         self.accounts: dict[str, Account] = {}
@@ -72,12 +79,14 @@ class MatrixTransport:
         router, members = self.accounts[ROUTER], [a for a in signed_in if a.name != ROUTER]
         await self._lease(members)
         for key, alias in rooms.items():
-            name = full_alias(key, alias, self.config.server_name)
+            address = full_alias(key, alias, self.config.server_name)
             chosen = agents_of_room(key, agents, room_agents)
             inside = [member for member in members if member.name in chosen]
             outside = [member for member in members if member.name not in chosen]
             public = not self.config.invite_from
-            self._rooms[key] = await ensure_room(router, inside, name, public=public, outsiders=outside)
+            self._rooms[key] = await ensure_room(
+                router, inside, address, public=public, outsiders=outside, name=self._room_names.get(key)
+            )
         self._feed = EventFeed(
             self._syncer(router, timeline_filter(self.timeline_limit)), self.store, self._accept
         )
@@ -86,6 +95,10 @@ class MatrixTransport:
             asyncio.create_task(watch_invites(self._syncer(member, INVITES_ONLY), self._accept))
             for member in members
         ]
+
+    def name_rooms(self, names: Mapping[str, str]) -> None:
+        """The names rooms take from the next `start` on (a changed config.yaml), by room key."""
+        self._room_names = dict(names)
 
     async def _sign_in_all(self, names: Mapping[str, str]) -> list[Account]:
         """Every account signed in, or none: on a failure the others are closed before the error rises."""
