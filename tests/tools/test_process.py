@@ -49,3 +49,8 @@ async def test_hooks_and_service_scripts_follow_the_same_kill_policy(tmp_path: P
 async def test_a_child_that_cannot_start_names_the_program_and_why(tmp_path: Path) -> None:
     with pytest.raises(StartFailure, match="could not start /no/such/program: No such file or directory"):
         await process.run(ChildSpec(["/no/such/program"], child_environment(), tmp_path / "gone"), 5)
+
+
+async def test_a_service_script_writing_without_end_is_stopped_at_the_cap() -> None:
+    with pytest.raises(ProcessFailure, match=r"^the command wrote more than 16 MB$"):
+        await run_process(["yes"], env=child_environment(), seconds=600)

@@ -240,10 +240,11 @@ class Child:
         self.transport, self.protocol, self.relay = transport, protocol, relay
         self.pgid = transport.get_pid()  # its own session: the group id is the child's pid
 
-    async def wait(self, seconds: float | None) -> bool:
-        """Whether the child exited within `seconds`."""
-        done, _ = await asyncio.wait({self.protocol.exited}, timeout=seconds)
-        return bool(done)
+    async def wait(self, seconds: float | None, stop: asyncio.Future[None] | None = None) -> bool:
+        """Whether the child exited within `seconds` (and before `stop`, when given, came)."""
+        futures = {self.protocol.exited, *([stop] if stop is not None else [])}
+        await asyncio.wait(futures, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        return self.protocol.exited.done()
 
     async def drain(self) -> None:
         """Wait (a little) for the output pipes to end: a background job may still hold them."""
@@ -319,15 +320,24 @@ async def run(
     max_bytes: int = MAX_KEPT_BYTES,
     *,
     end_group: bool = False,
+    stop_when_full: bool = False,
 ) -> Finished:
     """Run `spec` to its end within `seconds`; past them, or cancelled, its whole tree is killed. The result
-    keeps `max_bytes` of each stream; with `feed`, the output goes there instead. `end_group`: what the
-    child left running is killed too (otherwise background jobs go on, watched by the reaper)."""
+    keeps `max_bytes` of each stream (`stop_when_full`: the child is stopped past them); with `feed`, the
+    output goes there instead. `end_group`: what the child left running is killed too (otherwise background
+    jobs go on, watched by the reaper)."""
     kept = Kept(max_bytes)
-    child = await start(spec, feed or kept.feed)
+    full = asyncio.get_running_loop().create_future() if stop_when_full else None
+
+    def keep(fd: int, data: bytes) -> None:
+        kept.feed(fd, data)
+        if full is not None and kept.overflowed and not full.done():
+            full.set_result(None)
+
+    child = await start(spec, feed or keep)
     try:
-        timed_out = not await child.wait(seconds)
-        if timed_out or (end_group and group_running(child.pgid)):
+        exited = await child.wait(seconds, full)
+        if not exited or (end_group and group_running(child.pgid)):
             await child.stop()
         await child.drain()
     except asyncio.CancelledError:
@@ -335,7 +345,8 @@ async def run(
         raise
     finally:
         child.close()
-    if timed_out:
-        failure = f"timed out after {seconds_text(seconds)}"
-        return Finished(None, *kept.output(), timed_out=True, overflowed=kept.overflowed, failure=failure)
-    return Finished(child.exit_code, *kept.output(), overflowed=kept.overflowed)
+    if exited:
+        return Finished(child.exit_code, *kept.output(), overflowed=kept.overflowed)
+    cut = full is not None and full.done()
+    failure = f"wrote more than {max_bytes} bytes" if cut else f"timed out after {seconds_text(seconds)}"
+    return Finished(None, *kept.output(), timed_out=not cut, overflowed=kept.overflowed, failure=failure)

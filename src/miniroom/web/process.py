@@ -23,7 +23,8 @@ async def run_process(
     """Run `argv` to its end within `seconds`; its process group dies on timeout or cancellation."""
     spec = ChildSpec(argv, {**env, **NON_INTERACTIVE_ENV}, cwd)
     try:
-        finished = await process.run(spec, seconds, end_group=True)  # a browser left behind dies
+        # A browser left behind dies; a command writing without end is stopped at the cap.
+        finished = await process.run(spec, seconds, end_group=True, stop_when_full=True)
     except StartFailure as error:
         raise ProcessFailure(str(error)) from None
     if finished.timed_out:
