@@ -11,7 +11,7 @@ from miniroom.agent.context_files import ContextFile, load_context_files, render
 from miniroom.agent.profile import (
     ProfileSettings,
 )
-from miniroom.agent.prompt import BASE_PROMPT, FORMS_PROMPT, system_prompt
+from miniroom.agent.prompt import BASE_PROMPT, FORMS_PROMPT, sandbox_prompt, system_prompt
 from miniroom.agent.skills import Skill, render_skill_list
 from miniroom.agent.tool_names import allowed_with_requirements
 from miniroom.engine import (
@@ -97,6 +97,8 @@ def prompt_parts(
         parts.append(context)
     if skills:  # without load_skill only the line asking to load one goes; the list still informs
         parts.append(render_skill_list(skills, load_skill_enabled=enabled("load_skill")))
+    if settings.sandbox != "off" and enabled("bash"):
+        parts.append(sandbox_prompt(settings.sandbox, settings.sandbox_network))
     return parts
 
 
