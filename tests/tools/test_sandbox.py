@@ -165,6 +165,31 @@ def test_a_sandbox_that_cannot_be_made_refuses_to_run(
     assert not (machine.project / "ran.txt").exists()
 
 
+def test_a_bwrap_that_cannot_make_namespaces_refuses_with_the_way_out(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from miniroom.tools import sandbox
+
+    # A bwrap as a kernel without unprivileged user namespaces answers it.
+    fake = machine.data / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{machine.data}{os.pathsep}{os.environ['PATH']}")
+    sandbox._bwrap_problem.cache_clear()
+    try:
+        with pytest.raises(ToolError) as refusal:
+            machine.run("touch ran.txt")
+    finally:
+        sandbox._bwrap_problem.cache_clear()
+    assert str(refusal.value) == (
+        "sandbox: workspace needs bubblewrap to create namespaces, and here it cannot: bwrap: No "
+        "permissions to create new namespace. Allow unprivileged user namespaces "
+        "(sysctl kernel.unprivileged_userns_clone=1), or set sandbox: off in the profile. The command did "
+        "not run."
+    )
+    assert not (machine.project / "ran.txt").exists()
+
+
 def tool_text(machine: Machine, name: str, arguments: dict[str, object]) -> str:
     """What the built-in tool `name`, made with the machine's sandbox as an agent's tools are, answers."""
     tool = next(tool for tool in builtin_tools(sandbox=machine.sandbox()) if tool.name == name)
