@@ -20,8 +20,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("llm",),
     ("engine",),
     ("tools",),
-    ("web",),
     ("mcp", "hooks"),
+    ("web",),  # after mcp: its RemoteBrowser service speaks MCP through mcp's SDK session
     ("agent",),
     ("rooms",),
     ("rooms.runtime",),

@@ -38,7 +38,7 @@ def test_a_finished_task_gives_its_answer_error_or_stop_note() -> None:
     stopped = task(state="stopped", note="stopped with agent_stop", answer="2 of 9 done", session="s1")
     assert check_text(stopped, None) == (
         "Task 3 (run tests): stopped.\n\nStopped: stopped with agent_stop.\n\n"
-        "What it wrote before it stopped:\n2 of 9 done"
+        "What it wrote before it stopped:\n2 of 9 done\n\n[subagent s1]"  # the id `resume` continues
     )
     cancelled = task(state="stopped", note="stopped with agent_stop")
     assert check_text(cancelled, None) == (
@@ -57,7 +57,7 @@ def test_the_outcome_message_is_capped_and_says_where_the_rest_is() -> None:
     text = outcome_message(task(state="done", answer=long, session="s9"))
     assert text.endswith(
         f"[Cut to the first {MAX_OUTPUT_LINES} of {MAX_OUTPUT_LINES + 1} lines. "
-        "The whole answer is in session s9 (`miniroom sessions show s9`).]"
+        "The whole answer is in session s9 (`miniroom sessions show s9`).]\n\n[subagent s9]"
     )
 
 

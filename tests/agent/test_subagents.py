@@ -85,9 +85,9 @@ async def test_a_child_runs_in_its_own_session_without_agent_tools_skills_or_the
     assert "deploy" not in system  # no skill list
     assert "SECRET-PARENT-CONTEXT" not in json.dumps(child_request.body)
     [result] = results(agent)
-    assert result.text == "seven files"
     status = SubagentStatus.of(result.details)
     assert status is not None
+    assert result.text == f"seven files\n\n[subagent {status.session}]"  # the id that continues it
     assert (status.state, status.usage.input, status.usage.output) == ("done", 100, 20)
     [child] = child_sessions(agent.session.path, agent.session.id)
     assert child.id == status.session
@@ -126,7 +126,7 @@ async def test_a_child_can_use_another_profile_of_the_project(
     [child_request] = child_requests(provider, "CHILD look")
     assert tools_of(child_request) == {"read", "ls", "fetch"}  # fetch comes with the project's fetch.yml
     looked, missing = results(agent)
-    assert looked.text == "looked"
+    assert looked.text.startswith("looked\n\n[subagent ")
     assert missing.is_error
     assert "no profile 'missing' in .miniroom/miniagent.yml (profiles there: readonly)" in missing.text
     assert not child_requests(provider, "CHILD2")
@@ -281,7 +281,7 @@ async def test_a_session_recreated_with_new_settings_keeps_its_tasks(
     assert again.session.id != agent.session.id
     await again.prompt("how did it go?")
     await again.aclose()
-    assert results(again)[-1].text == "Task 1 (quick): done.\n\nthe quick answer"
+    assert results(again)[-1].text.startswith("Task 1 (quick): done.\n\nthe quick answer\n\n[subagent ")
 
 
 async def test_a_child_of_a_continued_chat_gets_the_fetch_and_search_lists_the_chat_started_with(

@@ -192,6 +192,16 @@ def test_config_check_passes_a_clean_project(workspace: Workspace) -> None:
 
 
 @one_protocol
+def test_config_check_names_a_bad_memory_setting(workspace: Workspace) -> None:
+    config = "agents:\n  helper:\n    memory: MEMORY.md\n"
+    (workspace.project / "config.yaml").write_text(config, encoding="utf-8")
+    result = workspace.run("config", "check", str(workspace.project))
+    assert result.returncode == 1, result.stdout
+    problem = "config.yaml:3: agents.helper.memory: must be 'none' or 'file' (got \"MEMORY.md\")"
+    assert problem in result.stdout
+
+
+@one_protocol
 def test_config_check_says_when_there_is_nothing_to_check(workspace: Workspace) -> None:
     result = workspace.run("config", "check")  # DIR defaults to the current folder
     assert result.returncode == 0, result.stdout

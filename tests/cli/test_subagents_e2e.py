@@ -115,7 +115,7 @@ def test_a_background_outcome_enters_the_same_turn_unasked_and_agent_check_works
     again = workspace.run("run", "--continue", "--json", "how did the tests go?")
     assert again.returncode == 0, again.stderr
     [check] = [r for r in of_type(again.stdout, "tool_end") if r["name"] == "agent_check"]
-    assert check["output"] == "Task 1 (run the tests): done.\n\n12 passed"
+    assert check["output"].startswith("Task 1 (run the tests): done.\n\n12 passed\n\n[subagent ")
     [start_line] = [r for r in of_type(again.stdout, "tool_start") if r["name"] == "agent_check"]
     assert start_line["summary"] == "Check run the tests"
 
@@ -178,7 +178,8 @@ def test_subagents_cut_short_by_kill_9_are_closed_with_a_stop_note_at_the_next_s
     result = workspace.run("run", "--continue", "--json", "what became of the long job?")
     assert result.returncode == 0, result.stderr
     [check] = [r for r in of_type(result.stdout, "tool_end") if r["name"] == "agent_check"]
-    assert check["output"] == f"Task 1 (long job): stopped.\n\nStopped: {SHUTDOWN_NOTE}."
+    stopped = f"Task 1 (long job): stopped.\n\nStopped: {SHUTDOWN_NOTE}.\n\n[subagent "
+    assert check["output"].startswith(stopped)
     root = root_session(workspace)
     texts = [m.text for m in root.history()][:5]
     assert texts == [

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from miniroom.agent.config_yaml_check import load_config, validate_config
+from miniroom.agent.variables import parse_variables
 from miniroom.config.config_yaml import ConfigError, LlmJudgment, TypesafeJudgment
 
 VALID = """\
@@ -74,7 +75,7 @@ def test_a_full_config_loads(tmp_path: Path) -> None:
         ["lobby"],
         None,
     )
-    assert config.models["fast"].variable_map() == {"MINI_MAX_TOKENS": "8000", "X": "a=b"}
+    assert parse_variables(config.models["fast"].variables) == {"MINI_MAX_TOKENS": "8000", "X": "a=b"}
     assert config.matrix is not None
     assert config.matrix.homeserver == "https://matrix.example.org"
     assert config.human_aliases == {
@@ -122,6 +123,10 @@ ERRORS = {
     "bad_thread_mode": (
         "agents:\n  helper:\n    thread_mode: rooms\n",
         """config.yaml:3: agents.helper.thread_mode: must be 'thread' or 'room' (got "rooms")""",
+    ),
+    "bad_memory": (
+        "agents:\n  helper:\n    memory: files\n",
+        """config.yaml:3: agents.helper.memory: must be 'none' or 'file' (got "files")""",
     ),
     "bad_room_thread_mode": (
         "agents:\n  helper:\n    room_thread_modes: {lobby: threads}\n",

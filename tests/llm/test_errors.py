@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import ssl
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -32,7 +31,7 @@ from tests.llm.support import (
     http_response,
     openai_model,
 )
-from tests.webtools.servers import Answer, Running, serve
+from tests.webtools.servers import Answer, Running, company_tls, serve, trust_defaults_only, trusting
 
 ModelFactory = Callable[..., Model]
 BOTH = pytest.mark.parametrize("make_model", [anthropic_model, openai_model], ids=["anthropic", "openai"])
@@ -419,9 +418,7 @@ def test_an_html_error_page_reads_as_one_line_of_its_words() -> None:
 @pytest.fixture
 def company_ca_site() -> Iterator[tuple[Running, trustme.CA]]:
     """An HTTPS server whose certificate a local authority signed, one no default store knows."""
-    authority = trustme.CA()
-    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    authority.issue_cert("127.0.0.1").configure_cert(served)
+    served, authority = company_tls()
     with serve(lambda seen: Answer.json({"error": {"message": "no such route"}}, 404), served) as site:
         yield site, authority
     trusted_tls_context.cache_clear()
@@ -431,18 +428,14 @@ async def test_an_untrusted_certificate_says_how_to_trust_its_authority(
     company_ca_site: tuple[Running, trustme.CA], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site, authority = company_ca_site
-    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
-    trusted_tls_context.cache_clear()
+    trust_defaults_only(monkeypatch)
     _, done = await collect(anthropic_model(site.url))
     assert_failed(
         done, ErrorKind.CONNECTION, f"the certificate of {site.url} is not trusted", "SSL_CERT_FILE"
     )
     assert site.seen == []
 
-    with authority.cert_pem.tempfile() as trusted:  # the same server, its authority now named
-        monkeypatch.setenv("SSL_CERT_FILE", trusted)
-        trusted_tls_context.cache_clear()
+    with trusting(authority, monkeypatch):  # the same server, its authority now named
         _, done = await collect(anthropic_model(site.url))
     assert_failed(done, ErrorKind.REJECTED, "404", "no such route")
     assert [seen.path for seen in site.seen] == ["/v1/messages"]

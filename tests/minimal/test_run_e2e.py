@@ -12,6 +12,7 @@ import pytest
 
 from miniroom.agent.minimal import CLI_HINT
 from miniroom.agent.prompt import SUBAGENT_PROMPT
+from miniroom.engine.session_index import list_sessions
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.cli.test_chat import ChatProcess
 from tests.conftest import MINIROOM, Workspace, clean_env
@@ -227,7 +228,28 @@ def test_agent_with_minimal_true_runs_a_minimal_subagent_whose_shell_reaches_its
     assert "agents" not in [kit["toolkit"] for kit in listed["toolkits"]]  # no subagent of its own
     records = [json.loads(line) for line in result.stdout.splitlines()]
     [end] = [record for record in records if record["type"] == "tool_end" and record["name"] == "agent"]
-    assert end["output"] == "looked"
+    assert end["output"].startswith("looked\n\n[subagent ")
+
+
+def test_a_continued_minimal_subagent_stays_minimal_in_a_later_run(
+    project: Workspace, provider: ScriptedProvider
+) -> None:
+    task = {"description": "look around", "prompt": "CHILD-M look around", "minimal": True}
+    provider.script(Reply(tool_calls=[("agent", task)]), Reply(text="it looked"))
+    provider.script_for("CHILD-M", Reply(text="looked"))
+    first = project.run("run", "--json", "delegate")
+    assert first.returncode == 0, first.stderr
+    [child] = [info for info in list_sessions(project.agent_dir, None) if info.parent]
+    more = {"description": "more", "prompt": "now list your tools", "resume": child.id}
+    provider.script(Reply(tool_calls=[("agent", more)]), Reply(text="it listed"))
+    provider.script_for("CHILD-M", bash("miniroom-agent tools list; echo rc=$?"), Reply(text="8"))
+    second = project.run("run", "--continue", "--json", "go on")
+    assert second.returncode == 0, second.stderr
+    later = [r.body for r in provider.requests if "CHILD-M" in json.dumps(r.body["messages"][0])][1:]
+    assert [[tool["name"] for tool in body["tools"]] for body in later] == [["bash"], ["bash"]]
+    assert "now list your tools" in json.dumps(later[0]["messages"])
+    assert "rc=0" in tool_output(later[1])
+    assert [info.id for info in list_sessions(project.agent_dir, None) if info.parent] == [child.id]
 
 
 def test_agent_with_minimal_true_says_what_the_subagent_lacks(

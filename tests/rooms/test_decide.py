@@ -224,12 +224,14 @@ ROWS = {
     "redactions_are_not_messages": Row(relation_event("redaction", "$a"), _all("silent not_a_message")),
     "commands_are_not_for_agents": Row(message("!thread_mode room"), _all("silent command")),
     "other_bang_words_are_messages": Row(message("!deploy now"), _all(ROUTE_ALL)),
-    "images_are_not_for_agents": Row(
-        message("cat.png", msgtype="m.image", url="mxc://example.org/cat"), _all("silent not_text")
+    "images_are_messages_like_text": Row(
+        message("cat.png", msgtype="m.image", url="mxc://example.org/cat"), _all(ROUTE_ALL)
     ),
-    "files_are_not_for_agents": Row(message("report.pdf", msgtype="m.file"), _all("silent not_text")),
-    "audio_is_not_for_agents": Row(message("voice.ogg", msgtype="m.audio"), _all("silent not_text")),
-    "video_is_not_for_agents": Row(message("clip.mp4", msgtype="m.video"), _all("silent not_text")),
+    "files_are_messages_like_text": Row(message("report.pdf", msgtype="m.file"), _all(ROUTE_ALL)),
+    "audio_is_a_message_like_text": Row(message("voice.ogg", msgtype="m.audio"), _all(ROUTE_ALL)),
+    "video_is_a_message_like_text": Row(message("clip.mp4", msgtype="m.video"), _all(ROUTE_ALL)),
+    "a_file_named_like_a_command_is_no_command": Row(message("!mode x", msgtype="m.file"), _all(ROUTE_ALL)),
+    "locations_are_not_for_agents": Row(message("Oslo", msgtype="m.location"), _all("silent not_text")),
     "mention_in_a_code_span_is_not_a_mention": Row(message("try `@coder` syntax"), _all(ROUTE_ALL)),
     "malformed_mentions_fall_through_to_plain_text": Row(
         message("@writer hi", **raw_mentions({"user_ids": "@coder:example.org"})),

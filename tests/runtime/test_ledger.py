@@ -32,6 +32,13 @@ def test_a_turn_is_in_flight_until_complete_and_only_then_answered_even_after_a_
     assert again.replies("$question") == {"helper": "$reply"}
 
 
+def test_the_images_a_turn_is_shown_survive_a_reload(tmp_path: Path) -> None:
+    seeing = Turn("helper", TURN.conversation, "$shot", "You: [image: a.png]", images=("uploads/k/a.png",))
+    TurnLedger(tmp_path).begin(seeing, "leaf")
+    [record] = TurnLedger(tmp_path).unfinished()
+    assert record.turn == seeing
+
+
 def test_a_turn_begun_again_keeps_where_its_first_run_started(tmp_path: Path) -> None:
     ledger = TurnLedger(tmp_path)
     ledger.begin(TURN, "before-the-prompt")

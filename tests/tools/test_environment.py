@@ -8,9 +8,9 @@ import logging
 
 import pytest
 
-from miniroom.server.auth import TOKEN_VARIABLE
+from miniroom.config.secret_variables import API_TOKEN_VARIABLE, MATRIX_PASSWORD_VARIABLE
 from miniroom.tools.environment import is_miniroom_secret, tool_environment, without_credentials
-from miniroom.transports.matrix.accounts import SHARED_PASSWORD_VARIABLE, password_variable
+from miniroom.transports.matrix.accounts import password_variable
 
 ORDINARY = {
     "HOME": "/home/me",
@@ -36,8 +36,8 @@ PR_GET_DUMPABLE = 3
 
 def test_the_secret_names_are_the_ones_miniroom_reads() -> None:
     for name in (
-        TOKEN_VARIABLE,
-        SHARED_PASSWORD_VARIABLE,
+        API_TOKEN_VARIABLE,
+        MATRIX_PASSWORD_VARIABLE,
         password_variable("helper"),
         password_variable("a-b"),
     ):
@@ -45,7 +45,7 @@ def test_the_secret_names_are_the_ones_miniroom_reads() -> None:
 
 
 def test_only_the_allowlist_passes_whatever_else_is_set() -> None:
-    secrets = {TOKEN_VARIABLE: "t", SHARED_PASSWORD_VARIABLE: "p", password_variable("helper"): "q"}
+    secrets = {API_TOKEN_VARIABLE: "t", MATRIX_PASSWORD_VARIABLE: "p", password_variable("helper"): "q"}
     assert tool_environment({**ORDINARY, **secrets, **KEYS, "PWD": "/elsewhere"}) == ORDINARY
 
 

@@ -3,12 +3,15 @@ declared tool is its class's tool once used, and specs.json holds what the class
 
 from __future__ import annotations
 
+import importlib.util
+import re
+
 import pytest
 
 from miniroom.engine import ToolError
 from miniroom.testing.tool_specs import spec_file_text, tool_specs
 from miniroom.tools import BUILTIN_TOOL_NAMES, TOOL_REQUIRES, builtin_tool_classes, builtin_tools
-from miniroom.tools.declared import SPECS_FILE, DeclaredTool, declared_spec
+from miniroom.tools.declared import REGENERATE, SPECS_FILE, DeclaredTool, declared_spec
 from miniroom.tools.read import ReadTool
 
 
@@ -30,6 +33,12 @@ def test_the_spec_file_says_what_the_tool_classes_say() -> None:
     assert SPECS_FILE.read_bytes() == spec_file_text()
     for target, spec in tool_specs().items():
         assert declared_spec(target).description == spec["description"]
+
+
+def test_the_regeneration_hint_names_a_module_that_exists() -> None:
+    command = re.search(r"python -m ([\w.]+)", REGENERATE)
+    assert command is not None
+    assert importlib.util.find_spec(command.group(1)) is not None
 
 
 def test_a_declared_tool_is_its_class_tool_once_used() -> None:

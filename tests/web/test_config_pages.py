@@ -18,6 +18,7 @@ __all__ = ["hub_server"]
 async def test_an_agent_edit_is_saved_keeping_the_comments(page: Page, hub_server: HubServer) -> None:
     body = await open_card(page, hub_server.url, "Agents")
     await field(body, "Role").fill("Answers everything")
+    await field(body, "Memory").select_option("file")
     await body.get_by_role("button", name="New agent").click()
     await field(body, "Name").fill("scout")
     await field(body, "Name").press("Tab")
@@ -31,6 +32,7 @@ async def test_an_agent_edit_is_saved_keeping_the_comments(page: Page, hub_serve
     assert "MINI_API_KEY=sk-secret-42   # the provider key" in text
     agents = yaml.safe_load(text)["agents"]
     assert agents["helper"]["role"] == "Answers everything"
+    assert agents["helper"]["memory"] == "file"
     assert agents["scout"] == {"rooms": ["lobby"]}
 
 

@@ -143,6 +143,11 @@ async def test_a_new_file_is_created_and_a_second_creation_conflicts(
         ),
         (
             "config.yaml",
+            CONFIG.replace("    rooms: [lobby]", "    rooms: [lobby]\n    memory: yes"),
+            "config.yaml:8: agents.helper.memory: must be 'none' or 'file' (got true)",
+        ),
+        (
+            "config.yaml",
             CONFIG.replace("  helper:", "  Helper Bot:"),
             'config.yaml:3: agents["Helper Bot"]: "Helper Bot" cannot name an account in a room: use only '
             'letters a-z, digits and . _ = - /; rename it (e.g. "helper-bot")',

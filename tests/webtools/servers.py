@@ -19,6 +19,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+import trustme
+
+from miniroom.config.tls import trusted_tls_context
+
 
 @dataclass(frozen=True)
 class Seen:
@@ -157,6 +162,31 @@ def serve(respond: Route, tls: ssl.SSLContext | None = None) -> Iterator[Running
     finally:
         server.shutdown()
         server.server_close()
+
+
+def company_tls() -> tuple[ssl.SSLContext, trustme.CA]:
+    """A server's TLS for 127.0.0.1, its certificate signed by a local authority no default store knows (as a
+    company's own), and that authority."""
+    authority = trustme.CA()
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(served)
+    return served, authority
+
+
+def trust_defaults_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """miniroom's clients trust certifi's authorities alone from now on (no SSL_CERT_FILE or SSL_CERT_DIR)."""
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    trusted_tls_context.cache_clear()
+
+
+@contextmanager
+def trusting(authority: trustme.CA, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """miniroom's clients trust `authority` too, named by SSL_CERT_FILE as a company's would be."""
+    with authority.cert_pem.tempfile() as trusted:
+        monkeypatch.setenv("SSL_CERT_FILE", trusted)
+        trusted_tls_context.cache_clear()
+        yield
 
 
 def by_path(routes: Mapping[str, Route]) -> Route:

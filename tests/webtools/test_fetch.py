@@ -4,21 +4,19 @@ passing the turn down the chain, big pages saved for `read`, and secrets kept ou
 from __future__ import annotations
 
 import logging
-import ssl
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import trustme
 
 from miniroom.config.tls import trusted_tls_context
 from miniroom.engine.tool import ToolError
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.read import ReadTool
 from tests.webtools.conftest import site_routes, write_catalogue
-from tests.webtools.servers import Running, by_path, forwarding_proxy, serve
+from tests.webtools.servers import Running, by_path, company_tls, forwarding_proxy, serve
 from tests.webtools.support import build_tools, call, text
 
 PROXY_USER, PROXY_PASSWORD = "ann", "proxy-secret-731"
@@ -132,9 +130,7 @@ async def test_a_site_that_blocks_plain_requests_is_fetched_through_the_proxy(
 @pytest.fixture
 def secure_site(monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
     """The site over HTTPS, its certificate from a local CA that SSL_CERT_FILE names, as a company CA."""
-    authority = trustme.CA()
-    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    authority.issue_cert("127.0.0.1").configure_cert(served)
+    served, authority = company_tls()
     with (
         authority.cert_pem.tempfile() as trusted,
         serve(by_path(site_routes(threading.Event())), served) as site,

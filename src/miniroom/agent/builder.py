@@ -30,6 +30,7 @@ from miniroom.agent.profile import (
 from miniroom.agent.session_settings import SETTINGS_ENTRY, frozen_settings, session_web
 from miniroom.agent.skills import discover_skills
 from miniroom.agent.subagents.manager import (
+    ChatSessions,
     SubagentManager,
     close_interrupted_children,
     open_task_store,
@@ -194,15 +195,18 @@ def _subagent_tools(
     settings: ProfileSettings,
     interrupted: list[str],
 ) -> list[Tool]:
-    """The four subagent tools of a root chat, over its background tasks (a recreated session's too); the
-    subagents of `interrupted` calls (a killed process) are closed first."""
-    close_interrupted_children(session, interrupted)
+    """The four subagent tools of a root chat, over its background tasks and subagents (a recreated session's
+    too); the subagents of `interrupted` calls (a killed process) are closed first."""
+    folder = directory_for_cwd(agent_dir, children.cwd)  # where its subagents' sessions are
+    close_interrupted_children(session, interrupted, folder)
     recreated = session.recreated_from
     previous = (
         recreated.previous_id if recreated is not None and recreated.previous_id != session.id else None
     )
     store = open_task_store(agent_dir, session.id, previous)
-    return subagent_tools(SubagentManager(children, store, session.id, settings.max_parallel_agents))
+    ids = (session.id,) if previous is None else (session.id, previous)
+    sessions = ChatSessions(folder, ids)
+    return subagent_tools(SubagentManager(children, store, sessions, settings.max_parallel_agents))
 
 
 def _profile_name(session: Session) -> str | None:

@@ -1,6 +1,6 @@
 """Building a root agent's subagents: its model, folder, settings and fetch and search lists, without skills,
 MCP servers or hook commands, each on a new session that names its parent; a minimal one gets the short
-prompt and one Bash."""
+prompt and one Bash. A continued subagent goes on in its own session, with the settings and mode it froze."""
 
 from __future__ import annotations
 
@@ -21,15 +21,23 @@ from miniroom.agent.external import ExternalSettings, turn_hooks
 from miniroom.agent.minimal import DEFAULT_IDENTITY, CommandLine, require_shell, shell_problems
 from miniroom.agent.modes import PromptFacts, prompt_and_tools
 from miniroom.agent.profile import (
-    PROFILE_FILE,
     ProfileError,
+    ProfileSettings,
     ResolvedProfile,
     profile_names,
     resolve_profile,
 )
 from miniroom.agent.prompt import SUBAGENT_PROMPT
-from miniroom.agent.session_settings import frozen_settings
+from miniroom.agent.session_settings import (
+    SETTINGS_ENTRY,
+    frozen_settings,
+    retry_from_entry,
+    session_settings,
+    session_web,
+)
 from miniroom.agent.subagents.child import ChildSpec
+from miniroom.agent.subagents.resume import MINIMAL_KEY
+from miniroom.config.paths import PROFILE_FILE
 from miniroom.engine import (
     PARENT_CALL_KEY,
     Agent,
@@ -89,22 +97,26 @@ class ChildBuilder:
         return resolve_profile(self.settings_dir, self.env, variables)
 
     def build(self, spec: ChildSpec) -> Agent:
-        self.check(spec.profile, minimal=spec.minimal)
+        if spec.resume is None:
+            self.check(spec.profile, minimal=spec.minimal)
+            session, settings, retry = self._new_session(spec)
+        else:
+            session, settings, retry = self._earlier_session(spec.resume)
+            if spec.minimal:
+                try:
+                    require_shell(shell_problems(settings, self.tool_allowlist, "the tool list"))
+                except ValueError as error:
+                    session.close()
+                    raise ValueError(f"{error}\nStart a new subagent without minimal instead.") from None
         agent_dir = agent_dir_from_env(self.env)
-        link = {"parentSession": spec.parent_session, PARENT_CALL_KEY: spec.parent_call}
-        session = Session.create(
-            directory_for_cwd(agent_dir, self.cwd), self.cwd, header={**link, "description": spec.description}
-        )
-        session, settings, retry = frozen_settings(
-            session, self._resolved(spec.profile), self.retry, web=self.web
-        )
         thinking = settings.thinking_level or self.thinking
         record_model(session, self.model, thinking)
         enabled = tool_filter(settings, self.tool_allowlist)
         without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
+        web = session_web(session, self.web)
         sandbox = shell_sandbox(settings, self.cwd, self.settings_dir, self.env)
         tools = standard_tools(
-            [], without_skills, self.settings_dir, self.model_variables, self.env, self.web, sandbox
+            [], without_skills, self.settings_dir, self.model_variables, self.env, web, sandbox
         )
         parts = PromptFacts(
             self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.tool_allowlist, sandbox
@@ -117,3 +129,23 @@ class ChildBuilder:
         facts = SessionFacts(session.id, session.path, self.cwd, self.model.ref)
         hooks = turn_hooks(self.external, facts, self.settings_dir, commands=False)
         return Agent(dataclasses.replace(config, hooks=hooks), session)
+
+    def _new_session(self, spec: ChildSpec) -> tuple[Session, ProfileSettings, RetryPolicy]:
+        link = {"parentSession": spec.parent_session, PARENT_CALL_KEY: spec.parent_call}
+        mode = {MINIMAL_KEY: True} if spec.minimal else {}
+        session = Session.create(
+            directory_for_cwd(agent_dir_from_env(self.env), self.cwd),
+            self.cwd,
+            header={**link, "description": spec.description, **mode},
+        )
+        return frozen_settings(session, self._resolved(spec.profile), self.retry, web=self.web)
+
+    def _earlier_session(self, path: Path) -> tuple[Session, ProfileSettings, RetryPolicy]:
+        """An earlier subagent's session, with the settings it froze (whatever the files say now)."""
+        session = Session.load(path)
+        session.repair_interrupted_tool_calls()
+        entry = session.latest(SETTINGS_ENTRY)
+        name = entry.get("profile") if entry else None
+        resolved = ResolvedProfile(name if isinstance(name, str) else None, session_settings(session), {})
+        retry = retry_from_entry(entry) or self.retry
+        return frozen_settings(session, resolved, retry, web=session_web(session, self.web))

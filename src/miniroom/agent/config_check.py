@@ -15,12 +15,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 from miniroom.agent.profile import check_profile_file
+from miniroom.config.paths import FETCH_FILE, HOOKS_FILE, MCP_FILE, PROFILE_FILE, RETRY_FILE, SEARCH_FILE
 from miniroom.config.problems import Problem, Validator
 from miniroom.engine import check_retry_file
 from miniroom.hooks.config import check_hooks_file
-from miniroom.hooks.files import HOOKS_FILE
 from miniroom.mcp.config import check_mcp_file
-from miniroom.mcp.files import MCP_FILE
 from miniroom.web.catalogue import check_fetch_file, check_search_file
 
 __all__ = ["VALIDATORS", "check_file", "check_project"]
@@ -28,10 +27,10 @@ __all__ = ["VALIDATORS", "check_file", "check_project"]
 # Path inside the project -> its validator: a new settings file joins here.
 VALIDATORS: Mapping[Path, Validator] = MappingProxyType(
     {
-        Path(".miniroom", "miniagent.yml"): check_profile_file,
-        Path(".miniroom", "retry.yml"): check_retry_file,
-        Path(".miniroom", "fetch.yml"): check_fetch_file,
-        Path(".miniroom", "search.yml"): check_search_file,
+        PROFILE_FILE: check_profile_file,
+        RETRY_FILE: check_retry_file,
+        FETCH_FILE: check_fetch_file,
+        SEARCH_FILE: check_search_file,
         MCP_FILE: check_mcp_file,
         HOOKS_FILE: check_hooks_file,
     }

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from miniroom.agent.profile import PROFILE_FILE, model_variable_problems, parse_variables, read_profiles
+from miniroom.agent.profile import model_variable_problems, parse_variables, read_profiles
 from miniroom.agent.tool_names import unmet_requirements
 from miniroom.agent.variables import ProfileError
 from miniroom.config.config_yaml import (
@@ -27,6 +27,7 @@ from miniroom.config.config_yaml import (
     read_config,
     validate_config_data,
 )
+from miniroom.config.paths import PROFILE_FILE
 from miniroom.config.problems import Finding, Loc, Problem, did_you_mean, key_path
 from miniroom.config.yaml_source import YamlSource
 from miniroom.llm import (

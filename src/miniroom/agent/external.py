@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miniroom.agent.variables import ProfileError
+from miniroom.config.paths import HOOKS_FILE, MCP_FILE
 from miniroom.engine import NO_HOOKS, TurnHooks
-from miniroom.hooks.files import HOOKS_FILE
-from miniroom.mcp.files import MCP_FILE
 
 if TYPE_CHECKING:
     from miniroom.config.problems import Problem

@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 
 from miniroom.agent.context_files import ContextFile
+from miniroom.agent.memory import MEMORY_NAMES
 from miniroom.agent.profile import ProfileError, ProfileSettings
 from miniroom.agent.tool_names import allowed_with_requirements
 
@@ -45,6 +46,7 @@ class CommandLine:
     identity: str = DEFAULT_IDENTITY  # the minimal prompt's first line
     instructions: tuple[str, ...] = ()  # minimal_instructions: appended to every minimal prompt
     tools_setting: str = "the tool list"  # where the agent's own tool list is set, for error messages
+    memory: bool = False  # file memory: the prompt names MEMORY.md and memory/
 
 
 def shell_problems(
@@ -97,7 +99,7 @@ def minimal_prompt(
     today: date | None = None,
 ) -> str:
     """The identity line, where the agent works, the toolkits and context files `miniroom-agent` reaches,
-    how its Bash behaves, then `minimal_instructions`."""
+    its memory files, how its Bash behaves, then `minimal_instructions`."""
     reachable = ", ".join(toolkits) or "none"
     lines = [
         command_line.identity,
@@ -108,6 +110,8 @@ def minimal_prompt(
     ]
     if context_names:
         lines.append(f"Project context files, read the same way: {', '.join(context_names)}.")
+    if command_line.memory:
+        lines.append(MEMORY_NAMES)
     lines.append(
         f"Each bash command starts a fresh shell and stops after {bash_timeout} s: start longer work "
         "detached (nohup cmd > out.log 2>&1 &) and read its log later."

@@ -18,6 +18,7 @@ from miniroom.agent.variables import ProfileError as ProfileError
 from miniroom.agent.variables import VariableProblem as VariableProblem
 from miniroom.agent.variables import parse_variables as parse_variables
 from miniroom.agent.variables import profile_name_from_backend as profile_name_from_backend
+from miniroom.config.paths import PROFILE_FILE
 from miniroom.config.problems import Problem, camel_key, describe_value, did_you_mean
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.engine import ToolSettings
@@ -25,7 +26,6 @@ from miniroom.llm import ThinkingLevel, base_url_problem
 from miniroom.mcp.names import PREFIX as MCP_PREFIX
 from miniroom.tools import BUILTIN_TOOL_NAMES
 
-PROFILE_FILE = Path(".miniroom") / "miniagent.yml"
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 ENV_PREFIX = "MINI_PROFILE_"
 Source = Literal["default", "profile", "env", "model"]

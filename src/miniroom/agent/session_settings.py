@@ -66,7 +66,7 @@ def settings_changes(
         for field in dataclasses.fields(ProfileSettings)
     ]
     pairs += [(key, getattr(was[1], attr), getattr(now[1], attr)) for key, attr in _RETRY_KEYS]
-    return {name: (_plain(old), _plain(new)) for name, old, new in pairs if old != new}
+    return {name: (plain_value(old), plain_value(new)) for name, old, new in pairs if old != new}
 
 
 def file_changes(was: Mapping[str, str], now: Mapping[str, str]) -> dict[str, tuple[Any, Any]]:
@@ -75,7 +75,7 @@ def file_changes(was: Mapping[str, str], now: Mapping[str, str]) -> dict[str, tu
     return {name: (was.get(name), now.get(name)) for name in names if was.get(name) != now.get(name)}
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     """As JSON and people show it: a list, and a whole number of seconds as 60, never 60.0."""
     if isinstance(value, float) and value.is_integer():
         return int(value)

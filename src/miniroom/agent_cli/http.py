@@ -3,6 +3,8 @@ time than the whole command may. https goes through `http.client` (and `ssl`), i
 
 from __future__ import annotations
 
+# The C module behind `socket`, which is not a documented API; `socket` itself imports enum and selectors,
+# some 10 ms, more than the rest of the command's start-up. `_socket` has been there since Python 2.
 import _socket
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024

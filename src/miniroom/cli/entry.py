@@ -40,6 +40,8 @@ def end_process(code: int) -> int:
     threading = sys.modules.get("threading")
     if threading is not None and threading.active_count() > 1:
         return code
+    # The atexit module has no public call that runs the handlers: registering `os._exit` as a handler
+    # instead would skip every handler registered before it, which runs after it (last in, first out).
     atexit._run_exitfuncs()
     with contextlib.suppress(OSError):  # what exit handlers print; a closed stream has nobody left to tell
         sys.stdout.flush()

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.cli.common import fail
-from miniroom.config.paths import DEFAULT_CONFIG
-from miniroom.engine import RETRY_FILE, RetryPolicy
+from miniroom.config.paths import DEFAULT_CONFIG, RETRY_FILE, SETTINGS_FOLDER
+from miniroom.engine import RetryPolicy
 from miniroom.llm import DEFAULT_MODEL_NAME, TEMPLATES, env_value
-from miniroom.web.project import DEFAULT_FETCH_YML, SETTINGS_FOLDER
+from miniroom.web.project import DEFAULT_FETCH_YML
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ maxAttempts: {policy.max_attempts}
 
 def project_files(choice: ModelChoice) -> dict[str, str]:
     """What `init` writes, by path relative to the project folder."""
-    settings = Path(SETTINGS_FOLDER)
+    settings = SETTINGS_FOLDER
     return {
         DEFAULT_CONFIG: config_text(choice),
         (settings / "fetch.yml").as_posix(): DEFAULT_FETCH_YML,

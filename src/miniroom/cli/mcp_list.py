@@ -10,7 +10,7 @@ from miniroom.agent.external import load_external, mcp_servers
 from miniroom.agent.profile import ProfileError
 from miniroom.cli.common import CommandError, fail, working_folder
 from miniroom.cli.render import first_line
-from miniroom.mcp.files import MCP_FILE
+from miniroom.config.paths import MCP_FILE
 from miniroom.mcp.manager import McpTools, ServerState
 
 

@@ -134,7 +134,7 @@ def create_backend(
     metrics: RoomMetrics,
 ) -> Backend:
     """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used."""
-    extra = [gateway] if cli is not None and (gateway := gateway_listener(cli, os.environ, web.host)) else []
+    extra = [gateway] if cli is not None and (gateway := gateway_listener(cli, env, web.host)) else []
     if config.matrix is not None:
         from miniroom.server.probes import Readiness
         from miniroom.transports.matrix import MatrixTransport
@@ -326,12 +326,12 @@ def serve_command(args: argparse.Namespace) -> int:
         log.warning(warning)
     web = WebOptions(args.host, args.port, args.insecure, api=not args.no_api)
     if config.matrix is None:  # embedded rooms: the web chat listens on --host
-        from miniroom.server import TOKEN_VARIABLE
+        from miniroom.config.secret_variables import API_TOKEN_VARIABLE
 
-        problem = exposure_problem(web, TOKEN_VARIABLE, env)
+        problem = exposure_problem(web, API_TOKEN_VARIABLE, env)
         if problem is not None:
             return fail(problem)
-        warn_if_open(web, TOKEN_VARIABLE, env)
+        warn_if_open(web, API_TOKEN_VARIABLE, env)
     try:
         hosted = hosted_names(args.agents, config)
     except UserError as error:

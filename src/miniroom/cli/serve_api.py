@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from miniroom.config.secret_variables import API_KEY_VARIABLE, API_TOKEN_VARIABLE
 from miniroom.minimal.deployment import (
     Deployment,
     DeploymentError,
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from miniroom.server.probes import Readiness
 
 log = logging.getLogger(__name__)
-LOCK_VARIABLES = ("MINIROOM_API_TOKEN", "MINIROOM_API_KEY")
+LOCK_VARIABLES = (API_TOKEN_VARIABLE, API_KEY_VARIABLE)
 
 
 @dataclass

@@ -11,7 +11,7 @@ from miniroom.agent.config_check import VALIDATORS, check_project
 from miniroom.agent.config_yaml_check import check_config_file, load_config
 from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.cli.common import CommandError, fail, working_folder
-from miniroom.config.config_yaml import RoomsConfig
+from miniroom.config.config_yaml import RoomsConfig, UnknownModel
 from miniroom.config.paths import config_path
 from miniroom.llm import MODELS_JSON, agent_dir_from_env, check_models_file
 
@@ -49,15 +49,16 @@ def model_variables(alias: str, folder: Path) -> dict[str, str]:
     """The `variables:` of a model alias in config.yaml."""
     path = config_path(None, os.environ, folder)
     config: RoomsConfig = load_config(path)
-    if alias not in config.models:
-        known = ", ".join(sorted(config.models)) or "none"
-        raise CommandError(f"No model '{alias}' in {path} (models: {known}).")
+    try:
+        entry = config.model_entry(alias)
+    except UnknownModel as error:
+        raise CommandError(f"No model '{alias}' in {path} (models: {error.known}).") from None
     # The same `config.yaml:14: models.<alias>.variables[2]: ...` lines as `config check` and `serve` print.
     own = f"models.{alias}.variables"
     problems = [problem for problem in check_config_file(path) if problem.key.startswith(own)]
     if problems:
         raise CommandError("\n".join(str(problem) for problem in problems))
-    return parse_variables(config.models[alias].variables)
+    return parse_variables(entry.variables)
 
 
 def profile_show_command(args: argparse.Namespace) -> int:

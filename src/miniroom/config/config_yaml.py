@@ -105,6 +105,8 @@ class AgentEntry(_Strict):
     minimal_instructions: list[str] = Field(default_factory=list)
     # Tool calls one response may make; calls through miniroom-agent are counted apart from direct ones.
     max_tool_calls_per_turn: int | None = Field(default=None, gt=0)
+    # file: MEMORY.md (in its prompt) and memory/ in its working folder, kept across conversations
+    memory: Literal["none", "file"] = "none"
 
     @field_validator("instructions", "minimal_instructions", mode="before")
     @classmethod
@@ -152,10 +154,6 @@ class ModelConfig(_Strict):
 
     model: str
     variables: list[VariableLine] = Field(default_factory=list)
-
-    def variable_map(self) -> dict[str, str]:
-        """The variables as a mapping; a later line wins over an earlier one with the same name."""
-        return dict(line.split("=", 1) for line in self.variables)
 
 
 class RouterConfig(_Strict):
@@ -208,6 +206,20 @@ class RoomsConfig(_Strict):
         if isinstance(value, Mapping):
             return {person: [alias] if isinstance(alias, str) else alias for person, alias in value.items()}
         return value
+
+    def model_entry(self, alias: object) -> ModelConfig:
+        """`models.<alias>`; UnknownModel when there is none (or `alias` is no text, as JSON may send)."""
+        if not isinstance(alias, str) or alias not in self.models:
+            raise UnknownModel(alias, ", ".join(sorted(self.models)) or "none")
+        return self.models[alias]
+
+
+class UnknownModel(LookupError):
+    """config.yaml has no model `alias`; `known` names the models it has ("none" without any)."""
+
+    def __init__(self, alias: object, known: str) -> None:
+        super().__init__(f"no model {alias!r} (models: {known})")
+        self.alias, self.known = alias, known
 
 
 ConfigCheck = Callable[[RoomsConfig], list[Finding]]  # a check of a valid shape: what is wrong, where

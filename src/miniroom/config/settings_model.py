@@ -6,10 +6,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
-from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
-from miniroom.config.problems import Problem, Wording, describe_value, did_you_mean, findings, invalid, phrase
+from miniroom.config.problems import (
+    Problem,
+    Wording,
+    camel_key,
+    describe_value,
+    did_you_mean,
+    findings,
+    invalid,
+    phrase,
+)
 
 if TYPE_CHECKING:
     from miniroom.config.yaml_source import YamlSource
@@ -49,7 +57,7 @@ ProcessText = Annotated[str, AfterValidator(without_nul)]
 class SettingsModel(BaseModel):
     """The base of every file shape: camelCase keys, no unknown keys, no silent type coercion."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=to_camel, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=camel_key, frozen=True)
 
     @model_validator(mode="before")
     @classmethod

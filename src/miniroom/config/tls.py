@@ -11,6 +11,8 @@ from typing import Any
 
 import certifi
 
+from miniroom.config.errors import cause_of
+
 
 class _TrustLoadedOnUse(ssl.SSLContext):
     """A verifying client context whose trusted certificates are loaded at its first TLS connection: loading
@@ -59,11 +61,8 @@ TRUST_HINT = (
 
 def untrusted_certificate(error: BaseException) -> bool:
     """Whether `error` comes of a certificate no trusted authority signed (or one for another host)."""
-    cause: BaseException | None = error
-    for _ in range(8):  # httpx wraps httpcore's error, which wraps the ssl module's
-        if cause is None:
-            return False
-        if isinstance(cause, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in str(cause):
-            return True
-        cause = cause.__cause__ or cause.__context__
-    return False
+    return cause_of(error, _unverified) is not None
+
+
+def _unverified(error: BaseException) -> bool:
+    return isinstance(error, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in str(error)

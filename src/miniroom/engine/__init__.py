@@ -34,7 +34,7 @@ from miniroom.engine.hooks import (
 )
 from miniroom.engine.inbox import Hold, TurnInbox
 from miniroom.engine.notices import retry_line
-from miniroom.engine.retry_policy import RETRY_FILE, RetryPolicy, check_retry_file, load_retry_policy
+from miniroom.engine.retry_policy import RetryPolicy, check_retry_file, load_retry_policy
 from miniroom.engine.session import (
     CUSTOM_ENTRY,
     INTERRUPTED_TOOL_TEXT,
@@ -76,7 +76,6 @@ __all__ = [
     "NO_HOOKS",
     "PARENT_CALL_KEY",
     "PASS",
-    "RETRY_FILE",
     "Agent",
     "AgentConfig",
     "AgentEvent",

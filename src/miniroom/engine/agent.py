@@ -33,6 +33,7 @@ from miniroom.llm import (
     AssistantMessage,
     Context,
     ErrorKind,
+    ImageContent,
     Message,
     Model,
     ProviderFailure,
@@ -175,8 +176,9 @@ class Agent:
         if self._inner is not None:
             self._inner.cancel()
 
-    async def prompt(self, text: str) -> ev.TurnEnded:
-        """Run one turn for a user message, until the model stops calling tools, fails or is aborted."""
+    async def prompt(self, text: str, images: Sequence[ImageContent] = ()) -> ev.TurnEnded:
+        """Run one turn for a user message (with `images` after its text, as people sent them), until the
+        model stops calling tools, fails or is aborted."""
         self._aborted = False
         verdict = await self._hooked(self._prompt_verdict(text), PASS)
         if self._aborted:
@@ -185,7 +187,7 @@ class Agent:
             message = replace(self._aborted_message(""), stop_reason="error", error_message=verdict.blocked)
             return self._end_turn(message, Usage(), ProviderFailure(ErrorKind.BLOCKED, verdict.blocked))
         context = [TextContent(verdict.context)] if verdict.context else []
-        self._record(UserMessage([TextContent(text), *context]))
+        self._record(UserMessage([TextContent(text), *images, *context]))
         return await self.continue_turn()
 
     async def _prompt_verdict(self, text: str) -> PromptVerdict:

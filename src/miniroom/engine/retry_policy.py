@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from miniroom.config.paths import RETRY_FILE
 from miniroom.llm import ErrorKind
 
 if TYPE_CHECKING:
     from miniroom.config.problems import Problem
 
-RETRY_FILE = Path(".miniroom") / "retry.yml"
 # A provider asking for a longer wait is out of service for now: the turn fails and says so instead.
 MAX_RETRY_AFTER_SECONDS = 900.0
 # A refused connection means nothing listens at the address: most often a mistyped port or a local server

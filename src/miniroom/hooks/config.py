@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, ValidationError
 
+from miniroom.config.paths import HOOKS_FILE
 from miniroom.config.problems import Problem, describe_value
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.settings_model import (
@@ -27,7 +28,6 @@ from miniroom.config.settings_model import (
 )
 from miniroom.config.yaml_source import YamlSource, load_yaml
 from miniroom.hooks.deny import DenyRule, parse_deny_rule
-from miniroom.hooks.files import HOOKS_FILE
 from miniroom.hooks.matcher import Matcher, compile_matcher
 
 HookEvent = Literal[

@@ -16,7 +16,9 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
-from miniroom.config.tls import TRUST_HINT, trusted_tls_context, untrusted_certificate
+from miniroom.config.errors import cause_of
+from miniroom.config.http_client import http_client
+from miniroom.config.tls import TRUST_HINT, untrusted_certificate
 from miniroom.llm.errors import ErrorKind, ProviderFailure
 from miniroom.llm.http_values import base_url_problem, header_name_problem, header_value_problem
 from miniroom.llm.model import Model
@@ -56,7 +58,7 @@ UNBOUNDED_READS = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
 
 def make_client() -> httpx.AsyncClient:
     """One client to share between requests; proxies come from HTTP(S)_PROXY, ALL_PROXY and NO_PROXY."""
-    return httpx.AsyncClient(trust_env=True, timeout=UNBOUNDED_READS, verify=trusted_tls_context())
+    return http_client(UNBOUNDED_READS)
 
 
 def json_bytes(body: Any) -> bytes:
@@ -181,7 +183,7 @@ def failure_from_exception(model: Model, exc: httpx.HTTPError | httpx.InvalidURL
         return ProviderFailure(ErrorKind.UNKNOWN_HOST, message)
     elif untrusted_certificate(exc):
         message = f"the certificate of {where} is not trusted ({detail}); {TRUST_HINT}."
-    elif _caused_by(exc, ConnectionRefusedError):
+    elif cause_of(exc, lambda cause: isinstance(cause, ConnectionRefusedError)):
         message = (
             f"{where} refused the connection ({detail}): nothing listens at that address and port. Check the "
             "base URL (a mistyped port?) and that the server is running."
@@ -206,18 +208,8 @@ def failure_from_exception(model: Model, exc: httpx.HTTPError | httpx.InvalidURL
 
 def _unknown_host(exc: BaseException) -> bool:
     """Whether name resolution said the host does not exist (not that the resolver was unreachable)."""
-    cause = _caused_by(exc, socket.gaierror)
+    cause = cause_of(exc, lambda cause: isinstance(cause, socket.gaierror))
     return isinstance(cause, socket.gaierror) and cause.errno != socket.EAI_AGAIN
-
-
-def _caused_by(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
-    """The error of type `kind` behind `exc`, if any."""
-    cause: BaseException | None = exc
-    for _ in range(8):  # httpx wraps httpcore's error, which wraps the socket's
-        if cause is None or isinstance(cause, kind):
-            return cause
-        cause = cause.__cause__ or cause.__context__
-    return None
 
 
 def _header_problem(model: Model, name: str, value: str) -> str:

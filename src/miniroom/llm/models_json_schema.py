@@ -6,9 +6,8 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
 
-from miniroom.config.problems import invalid
+from miniroom.config.problems import camel_key, invalid
 from miniroom.llm.http_values import base_url_problem, header_name_problem, header_value_problem
 from miniroom.llm.model import Api
 
@@ -36,7 +35,7 @@ Headers = dict[HeaderName, HeaderValue]
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(alias_generator=camel_key, extra="forbid", strict=True, frozen=True)
 
 
 class CostEntry(_Entry):

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, ValidationError
 
 from miniroom.config.expand import expand_all
+from miniroom.config.paths import MCP_FILE
 from miniroom.config.problems import Problem, describe_value, invalid
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.settings_model import (
@@ -31,7 +32,6 @@ from miniroom.config.settings_model import (
     validation_problems,
 )
 from miniroom.config.yaml_source import YamlSource, load_yaml
-from miniroom.mcp.files import MCP_FILE
 from miniroom.mcp.names import server_name_problem
 
 ServerType = Literal["stdio", "http", "sse"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import shutil
 from collections import deque
 from collections.abc import AsyncIterator
@@ -19,15 +18,21 @@ import httpx2
 import mcp_types as types
 from mcp.client.client import Client
 from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from miniroom import __version__
+from miniroom.config.http_client import SDK_READ_SECONDS, SDK_TIMEOUT_SECONDS, sdk_http_client
+from miniroom.config.paths import MCP_FILE
 from miniroom.engine import Tool, ToolError
 from miniroom.llm import ToolSpec
 from miniroom.mcp.config import ServerEntry
-from miniroom.mcp.files import MCP_FILE
 from miniroom.mcp.names import tool_name
+from miniroom.mcp.session import (
+    STREAMABLE_HTTP_TYPES,
+    client_options,
+    first_error,
+    http_session,
+    wrong_content_type,
+)
 from miniroom.mcp.stdio import STDERR_TAIL_LINES, gated_stdio
 from miniroom.mcp.tool import McpTool
 from miniroom.tools.process import child_environment
@@ -35,45 +40,14 @@ from miniroom.tools.process import child_environment
 log = logging.getLogger(__name__)
 
 CLOSE_SECONDS = 2.0  # for an HTTP server to take the session's end; a stdio server is killed at once
-HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's own: a server may hold a stream open
 MAX_PAGES = 100  # of a tool list: a server that never stops paginating is cut off there
 REFRESH_SECONDS = 10.0  # a request waits this long for a changed tool list, then goes with the old one
 State = Literal["connecting", "connected", "failed", "closed"]
-_CONTENT_TYPE = re.compile(r"got '([^']*)'")
 # What a server must answer with, by transport, for the message when it answers something else.
 _EXPECTED = {
     "sse": "an MCP event stream (text/event-stream)",
-    "http": "MCP (application/json or text/event-stream)",
+    "http": STREAMABLE_HTTP_TYPES,
 }
-
-
-class _ReportedByMiniroom(logging.Filter):
-    """The SDK's transports log their failures with a traceback; miniroom reports each one itself, in a
-    line naming the server, so the SDK's record is kept for debug logging only."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno < logging.WARNING or logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
-
-
-for _name in ("mcp.client.sse", "mcp.client.streamable_http"):
-    logging.getLogger(_name).addFilter(_ReportedByMiniroom())
-
-
-def _leaf(error: BaseException) -> BaseException:
-    """The first real error inside the SDK's exception groups."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return error
-
-
-def _wrong_content_type(error: BaseException) -> str | None:
-    """The content type a server answered with instead of MCP's, when that is what `error` says."""
-    if isinstance(error, httpx2.SSEError):  # the SSE transport's
-        found = _CONTENT_TYPE.search(str(error))
-        return found.group(1) if found else "another content type"
-    if isinstance(error, MCPError) and error.message.startswith("Unexpected content type: "):
-        return error.message.removeprefix("Unexpected content type: ") or "no content type"
-    return None
 
 
 def _command_path(command: str, cwd: Path, search_path: str | None) -> str | None:
@@ -205,26 +179,23 @@ class ServerConnection:
 
     @asynccontextmanager
     async def _connected(self) -> AsyncIterator[Client]:
-        options: dict[str, Any] = {
-            "mode": "legacy",  # handshake-era servers, which all others are; tools/list_changed arrives
-            "cache": None,
-            "message_handler": self._on_message,
-            "client_info": types.Implementation(name="miniroom", version=__version__),
-        }
         entry = self.entry
+        if entry.type == "http":
+            async with http_session(entry.url, entry.headers, message_handler=self._on_message) as client:
+                yield client
+            return
         if entry.type == "stdio":
-            async with Client(self._stdio_transport(), **options) as client:
-                yield client
-        elif entry.type == "http":
-            async with (
-                httpx2.AsyncClient(headers=dict(entry.headers), timeout=HTTP_TIMEOUT) as http,
-                Client(streamable_http_client(entry.url, http_client=http), **options) as client,
-            ):
-                yield client
+            transport = self._stdio_transport()
         else:
-            transport = sse_client(entry.url, dict(entry.headers), HTTP_TIMEOUT.connect or 30.0, 300.0)
-            async with Client(transport, **options) as client:
-                yield client
+            transport = sse_client(
+                entry.url,
+                dict(entry.headers),
+                SDK_TIMEOUT_SECONDS,
+                SDK_READ_SECONDS,
+                httpx_client_factory=sdk_http_client,
+            )
+        async with Client(transport, **client_options(self._on_message)) as client:
+            yield client
 
     def _stdio_transport(self) -> Any:
         env = child_environment() | dict(self.entry.env)
@@ -238,8 +209,8 @@ class ServerConnection:
         return gated_stdio(self.entry.name, argv, self.cwd, env, self._stderr)
 
     def _describe(self, error: BaseException) -> str:
-        leaf = _leaf(error)
-        if (content_type := _wrong_content_type(leaf)) is not None:
+        leaf = first_error(error)
+        if (content_type := wrong_content_type(leaf)) is not None:
             reason = (
                 f"{self.entry.shown_url} answered with {content_type}, not {_EXPECTED[self.entry.type]}; "
                 f"check `url` in {MCP_FILE}"

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from miniroom.config.paths import MCP_FILE
 from miniroom.engine import Tool
-from miniroom.mcp.files import MCP_FILE
 
 if TYPE_CHECKING:
     from miniroom.mcp.config import ServerEntry

@@ -22,7 +22,6 @@ import mcp_types as types
 from anyio.abc import ByteReceiveStream, ByteSendStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from anyio.streams.text import TextReceiveStream
-from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from miniroom.tools.process import GATE_LINE, ChildSpec, kill_tree, prepare
@@ -91,7 +90,9 @@ async def _keep_stderr(stderr: ByteReceiveStream, tail: deque[str], server: str)
 @asynccontextmanager
 async def gated_stdio(
     server: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str], stderr_tail: deque[str]
-) -> AsyncIterator[TransportStreams]:
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
     """Run `argv` as the MCP server `server` and speak JSON-RPC lines over its stdin and stdout."""
     gated, environment, _ = await prepare(ChildSpec(argv, env, cwd, stdin=b""))  # no sandbox: no relay
     process = await anyio.open_process(gated, cwd=cwd, env=environment, start_new_session=True)

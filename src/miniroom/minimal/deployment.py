@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from miniroom.config.secret_variables import API_KEY_VARIABLE, API_TOKEN_VARIABLE
+
 PRIMARY_URL = "MINIROOM_AGENT_CLI_PRIMARY_URL"
 GATEWAY_ISOLATED = "MINIROOM_SCRIPT_GATEWAY_ISOLATED"
 GATEWAY_PORT = "MINIROOM_SCRIPT_GATEWAY_PORT"
 GATEWAY_URL = "MINIROOM_SCRIPT_GATEWAY_URL"
 GATEWAY_PATH = "/api/script-gateway"
-API_KEY = "MINIROOM_API_KEY"
-API_TOKEN = "MINIROOM_API_TOKEN"
 OPEN_COMPAT = "OPENAI_COMPAT_ALLOW_UNAUTHENTICATED"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
@@ -112,13 +112,13 @@ def deployment_problems(env: Mapping[str, str], deployment: Deployment) -> list[
 def _lockdown_problems(env: Mapping[str, str], deployment: Deployment) -> list[str]:
     """An API that shells elsewhere call is reachable from other machines too: it must take a key."""
     problems = []
-    if API_KEY in env and not env[API_KEY] and not env.get(API_TOKEN):
+    if API_KEY_VARIABLE in env and not env[API_KEY_VARIABLE] and not env.get(API_TOKEN_VARIABLE):
         problems.append(
-            f"{API_KEY} is set but empty, which keeps the API open to everyone: set it to a secret"
+            f"{API_KEY_VARIABLE} is set but empty, which keeps the API open to everyone: set it to a secret"
         )
-    elif not (env.get(API_KEY) or env.get(API_TOKEN)) or deployment.open_access:
+    elif not (env.get(API_KEY_VARIABLE) or env.get(API_TOKEN_VARIABLE)) or deployment.open_access:
         problems.append(
-            f"the API can be reached from other machines without a key: set {API_KEY} to a secret "
+            f"the API can be reached from other machines without a key: set {API_KEY_VARIABLE} to a secret "
             "(and do not pass --insecure)"
         )
     if env.get(OPEN_COMPAT, "").strip():

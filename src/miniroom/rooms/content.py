@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import quote
 
+from miniroom.rooms.attachments import msgtype_for
 from miniroom.rooms.transport import Content
 
 MESSAGE_EVENT = "m.room.message"
@@ -87,6 +88,30 @@ def message_content(
         content["m.relates_to"] = dict(relates_to)
     if turn is not None:
         content[TURN_KEY] = turn
+    return content
+
+
+def media_content(
+    filename: str,
+    url: str,
+    mimetype: str,
+    size: int,
+    *,
+    relates_to: Mapping[str, Any] | None = None,
+    caption: str | None = None,
+) -> Content:
+    """An m.image, m.audio, m.video or m.file message for an uploaded `url` (MSC2530: with a `caption` the
+    body is the caption and `filename` the name, else the body is the name)."""
+    content: Content = {
+        "msgtype": msgtype_for(mimetype),
+        "body": caption or filename,
+        "filename": filename,
+        "url": url,
+        "info": {"mimetype": mimetype, "size": size},
+        "m.mentions": {},
+    }
+    if relates_to is not None:
+        content["m.relates_to"] = dict(relates_to)
     return content
 
 

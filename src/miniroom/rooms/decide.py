@@ -20,7 +20,7 @@ class SilenceReason(enum.Enum):
 
     NOT_A_MESSAGE = "not_a_message"  # reactions, redactions, state events, malformed events
     EDIT = "edit"  # edits go through `regenerate_on_edit` instead
-    NOT_TEXT = "not_text"  # images, files, audio and video: agents read typed text only
+    NOT_TEXT = "not_text"  # locations, polls and other kinds: agents read text, files and images only
     COMMAND = "command"  # `!` commands are answered by `commands`, never by agents
     OWN_MESSAGE = "own_message"
     NOT_IN_ROOM = "not_in_room"  # not joined to this room, or config.yaml puts it in other rooms
@@ -185,9 +185,9 @@ def _blanket_silence(event: RoomEvent) -> SilenceReason | None:
         return SilenceReason.EDIT
     if not event.is_message:
         return SilenceReason.NOT_A_MESSAGE
-    if not event.is_text:
+    if not event.is_readable:
         return SilenceReason.NOT_TEXT
-    if is_command(event.body):
+    if event.is_text and is_command(event.body):
         return SilenceReason.COMMAND
     return None
 

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from miniroom.rooms.attachments import MEDIA_MSGTYPES
+
 MESSAGE_TYPE = "m.room.message"
 REACTION_TYPE = "m.reaction"
 REDACTION_TYPE = "m.room.redaction"
@@ -61,6 +63,16 @@ class RoomEvent:
     def is_text(self) -> bool:
         """A typed text message (not a file, image or voice message)."""
         return self.is_message and self.msgtype in TEXT_MSGTYPES
+
+    @property
+    def is_media(self) -> bool:
+        """An image, file, audio or video message (`rooms.attachments` reads what it carries)."""
+        return self.is_message and self.msgtype in MEDIA_MSGTYPES
+
+    @property
+    def is_readable(self) -> bool:
+        """A message agents are given: typed text, or a file, image, audio or video."""
+        return self.is_text or self.is_media
 
 
 def parse_event(raw: object) -> RoomEvent:

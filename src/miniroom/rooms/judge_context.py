@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from miniroom.rooms.attachments import MEDIA_MSGTYPES
 from miniroom.rooms.events import TEXT_MSGTYPES, RoomEvent, parse_event
 from miniroom.rooms.judgment import Skip
 from miniroom.rooms.policy import RoomPolicy
@@ -20,7 +21,6 @@ from miniroom.rooms.secrets import has_credential
 MAX_JUDGE_BYTES = 16 * 1024
 MAX_CONTEXT_MESSAGES = 8
 _USER_ID = re.compile(r"@[A-Za-z0-9._=/+-]+:[A-Za-z0-9.-]+(?::\d{1,5})?")
-_MEDIA_KINDS = {"m.image": "image", "m.file": "file", "m.audio": "audio", "m.video": "video"}
 Role = Literal["user", "assistant"]
 
 
@@ -101,7 +101,7 @@ def message_line(raw: Mapping[str, Any], names: Names, assistant: str | None) ->
     role: Role = "assistant" if event.sender == assistant else "user"
     author = names.of(event.sender)
     body = str(content.get("body", ""))
-    kind = _MEDIA_KINDS.get(str(content.get("msgtype")))
+    kind = MEDIA_MSGTYPES.get(str(content.get("msgtype")))
     if kind is not None or content.get("msgtype") not in TEXT_MSGTYPES:
         return Line(role, author, _media_text(kind or "attachment", content, names), media=True)
     attachment = "mxc://" in body or "url" in content or "file" in content

@@ -11,6 +11,14 @@ Event = dict[
 Content = dict[str, Any]  # the `content` of an event to send
 
 
+class MediaError(Exception):
+    """Media that cannot be fetched or stored; the message says what and why, for the person who sent it."""
+
+
+class MediaTooLarge(MediaError):
+    """Media over the size limit of whoever fetches or stores it."""
+
+
 class RoomTransport(Protocol):
     """One chat backend (a Matrix homeserver, or miniroom's embedded rooms) serving every agent account."""
 
@@ -57,6 +65,12 @@ class RoomTransport(Protocol):
     async def room_messages(self, room_id: str, limit: int) -> list[Event]:
         """The newest `limit` messages of the room outside threads, oldest first, not counting edits (a
         message's newest edit is bundled in its `unsigned`, as Matrix does)."""
+
+    async def media(self, url: str, limit: int) -> bytes:
+        """The content of an `mxc://` URI; MediaTooLarge past `limit` bytes, MediaError when unknown."""
+
+    async def upload(self, sender: str, data: bytes, filename: str, mimetype: str) -> str:
+        """Store `data` as `sender` (an agent's user id) and return its `mxc://` URI (for an m.file)."""
 
 
 def agents_of_room(

@@ -65,15 +65,18 @@ def turn_context(
     names: Mapping[str, str],
     answered: Callable[[str], bool] = lambda event_id: False,
     earlier_unread: bool = False,
+    notes: Mapping[str, str] | None = None,
 ) -> str:
     """The turn's prompt: `name: text` per unheard message (see `unheard`), oldest first, the oldest dropped
     past `MAX_MESSAGES` or `MAX_BYTES` (never `trigger`), led by a line counting what was left out.
 
     `earlier_unread`: `events` are only the newest of a longer history, so the count is a lower bound when
-    nothing the agent answered is among them."""
+    nothing the agent answered is among them. `notes` (by event id) replace what a file's line says of it,
+    e.g. where it was saved."""
     known = KnownNames(names)
+    notes = notes or {}
     lines = [
-        line.render()
+        f"{line.author}: {note}" if (note := notes.get(_id(raw))) else line.render()
         for raw in unheard(events, agent_user_id, trigger, answered)
         if (line := message_line(raw, known, agent_user_id)) is not None
     ]

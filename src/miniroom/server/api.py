@@ -103,12 +103,12 @@ async def post_message(request: Request) -> JSONResponse:
     body = message_body(data)
     sender = sender_of(request, store, data)
     txn_id = optional_txn_id(data)
-    relation = await _relation(
+    relation = await message_relation(
         store, room.room_id, optional_event_id(data, "thread_root"), optional_event_id(data, "reply_to")
     )
     index = compose.mention_index(await asyncio.to_thread(store.members, room.room_id))
     content = compose.typed_message(body, index, relation)
-    return await _send(store, room, sender, "m.room.message", content, txn_id)
+    return await send_event(store, room, sender, "m.room.message", content, txn_id)
 
 
 async def edit_message(request: Request) -> JSONResponse:
@@ -132,7 +132,7 @@ async def edit_message(request: Request) -> JSONResponse:
             f"{original['event_id']} is not a message (an edit or reaction); edit the message itself"
         )
     index = compose.mention_index(await asyncio.to_thread(store.members, room.room_id))
-    return await _send(store, room, sender, "m.room.message", compose.typed_edit(original, body, index))
+    return await send_event(store, room, sender, "m.room.message", compose.typed_edit(original, body, index))
 
 
 async def react(request: Request) -> JSONResponse:
@@ -145,7 +145,7 @@ async def react(request: Request) -> JSONResponse:
     if not isinstance(key, str) or not key.strip() or len(key) > 64:
         raise bad_request('send {"key": "👍"}: "key" must be a short non-empty text such as an emoji')
     sender = sender_of(request, store, data)
-    return await _send(store, room, sender, "m.reaction", reaction_content(target["event_id"], key))
+    return await send_event(store, room, sender, "m.reaction", reaction_content(target["event_id"], key))
 
 
 async def redact(request: Request) -> JSONResponse:
@@ -157,10 +157,12 @@ async def redact(request: Request) -> JSONResponse:
     data = await json_object(request, ("reason", *PERSON_FIELDS))
     reason = optional_text(data, "reason", limit=MAX_REASON_CHARS)
     sender = sender_of(request, store, data)
-    return await _send(store, room, sender, REDACTION_TYPE, redaction_content(target["event_id"], reason))
+    return await send_event(
+        store, room, sender, REDACTION_TYPE, redaction_content(target["event_id"], reason)
+    )
 
 
-async def _send(
+async def send_event(
     store: RoomStore,
     room: Room,
     sender: Sender,
@@ -173,7 +175,7 @@ async def _send(
     return JSONResponse({"event_id": event["event_id"], "event": event}, status_code=201)
 
 
-async def _relation(
+async def message_relation(
     store: RoomStore, room_id: str, thread_root: str | None, reply_to: str | None
 ) -> dict[str, Any] | None:
     """The `m.relates_to` of a new message; a reply to a thread message joins that thread."""

@@ -13,6 +13,7 @@ from urllib.parse import unquote_to_bytes
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from miniroom.config.secret_variables import API_KEY_VARIABLE, API_TOKEN_VARIABLE
 from miniroom.server.errors import error_response
 from miniroom.server.openai_shapes import refusal_body
 from miniroom.server.probes import METRICS_PATH, PROBE_PATHS
@@ -26,8 +27,6 @@ from miniroom.server.site import (
     origin_refusal,
 )
 
-TOKEN_VARIABLE = "MINIROOM_API_TOKEN"
-KEY_VARIABLE = "MINIROOM_API_KEY"  # the same lock under the name worker deployments use
 # `miniroom-agent` requests carry a shell command's grant instead, checked by their routes; a worker's shell
 # may call from another machine and by another host name, and no web page can know a grant.
 GRANT_PATHS = "/api/agent/"
@@ -40,7 +39,7 @@ _QUERY_TOKEN_PATHS = frozenset({"/api/stream"})
 
 
 def token_from_env() -> str | None:
-    return os.environ.get(TOKEN_VARIABLE) or os.environ.get(KEY_VARIABLE) or None
+    return os.environ.get(API_TOKEN_VARIABLE) or os.environ.get(API_KEY_VARIABLE) or None
 
 
 class AccessGuard:
@@ -95,7 +94,7 @@ class AccessGuard:
             if self._insecure or _is_loopback(scope):
                 return None
             return Refusal(
-                403, "M_FORBIDDEN", f"only local clients are served; set {TOKEN_VARIABLE} to allow others"
+                403, "M_FORBIDDEN", f"only local clients are served; set {API_TOKEN_VARIABLE} to allow others"
             )
         path: str = scope["path"]
         if not path.startswith(TOKEN_PATHS) and path != METRICS_PATH:
@@ -106,7 +105,7 @@ class AccessGuard:
             return None
         problem = "wrong API token" if offered else "no API token"
         return Refusal(
-            401, "M_UNKNOWN_TOKEN", f"{problem}; send the header Authorization: Bearer <{TOKEN_VARIABLE}>"
+            401, "M_UNKNOWN_TOKEN", f"{problem}; send the header Authorization: Bearer <{API_TOKEN_VARIABLE}>"
         )
 
 

@@ -77,6 +77,10 @@ _PAGE = """<!doctype html>
       <h2>Thread</h2>
       <span id="thread-error" class="label error" hidden>error</span>
       <span id="thread-spend" class="spend muted" hidden></span>
+      <button type="button" id="thread-export-md" class="export" aria-label="Export the thread as Markdown"
+        title="Download this thread as Markdown">⤓ md</button>
+      <button type="button" id="thread-export-json" class="export" aria-label="Export the thread as JSON"
+        title="Download this thread as JSON">⤓ json</button>
       <button type="button" id="thread-close" class="icon" aria-label="Close thread">×</button>
     </header>
     <ol id="thread-timeline" class="timeline"></ol>
@@ -104,7 +108,19 @@ _PAGE = """<!doctype html>
 
 
 # The modules app.js imports, fetched beside it rather than after it has been read.
-CHAT_MODULES = ("actions", "api", "cards", "dom", "forms", "hub", "model", "narrow", "people", "render")
+CHAT_MODULES = (
+    "actions",
+    "api",
+    "attachments",
+    "cards",
+    "dom",
+    "forms",
+    "hub",
+    "model",
+    "narrow",
+    "people",
+    "render",
+)
 _PRELOADS = "\n".join(f'<link rel="modulepreload" href="/static/{name}.js">' for name in CHAT_MODULES)
 # A page that does not carry its first reads starts them at once, while its scripts load.
 _BOOT = '<script src="/static/boot.js" async></script>\n'

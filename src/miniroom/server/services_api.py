@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from miniroom.agent.variables import ProfileError, parse_variables
-from miniroom.config.config_yaml import RoomsConfig
+from miniroom.config.config_yaml import RoomsConfig, UnknownModel
 from miniroom.llm import agent_dir_from_env
 from miniroom.server.errors import ApiError, bad_request
 from miniroom.server.inputs import json_object
@@ -26,7 +26,6 @@ from miniroom.server.settings_api import project_of
 from miniroom.web.catalogue import DEFAULT_PRIORITY
 from miniroom.web.kinds import ServiceKind, ServiceType, SettingSpec
 from miniroom.web.probe import TEST_PAGE, TEST_QUERY, find_saved_service, run_service_test
-from miniroom.web.project import SETTINGS_FOLDER
 from miniroom.web.service_types import SERVICE_TYPES
 
 MAX_TARGET_CHARS = 2000
@@ -70,11 +69,12 @@ def _model_variables(config: RoomsConfig, alias: object) -> dict[str, str]:
     """The `variables:` of config.yaml's model `alias` (None: no model's)."""
     if alias is None:
         return {}
-    if not isinstance(alias, str) or alias not in config.models:
-        known = ", ".join(sorted(config.models)) or "none"
-        raise bad_request(f'"model" must name a model of config.yaml (models: {known}), got {alias!r}')
     try:
-        return parse_variables(config.models[alias].variables)
+        return parse_variables(config.model_entry(alias).variables)
+    except UnknownModel as error:
+        raise bad_request(
+            f'"model" must name a model of config.yaml (models: {error.known}), got {alias!r}'
+        ) from None
     except ProfileError as error:
         raise bad_request(f"models.{alias}.variables: {error}") from None
 
@@ -89,7 +89,7 @@ def _kind(value: str) -> ServiceKind:
 def _kind_json(kind: ServiceKind) -> dict[str, Any]:
     return {
         "file": kind.file_name,
-        "location": f"{SETTINGS_FOLDER}/{kind.file_name}",
+        "location": kind.path.as_posix(),
         "defaultPriority": DEFAULT_PRIORITY,
         "testTarget": TEST_PAGE if kind is ServiceKind.FETCH else TEST_QUERY,
         "types": [_type_json(service_type) for service_type in SERVICE_TYPES[kind].values()],

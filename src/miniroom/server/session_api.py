@@ -40,7 +40,7 @@ async def tool_call(request: Request) -> JSONResponse:
     conversation = Conversation(room.room_id, parse_event(reply).relation.thread_root)
     paths = project.reply_sessions(agent, conversation)
     record = (
-        await asyncio.to_thread(_call_in_sessions, paths, call_id) if len(call_id) <= MAX_ID_BYTES else None
+        await asyncio.to_thread(call_in_sessions, paths, call_id) if len(call_id) <= MAX_ID_BYTES else None
     )
     if record is None:
         raise ApiError(
@@ -49,7 +49,7 @@ async def tool_call(request: Request) -> JSONResponse:
     return JSONResponse(record)
 
 
-def _call_in_sessions(paths: list[Path], call_id: str) -> dict[str, Any] | None:
+def call_in_sessions(paths: list[Path], call_id: str) -> dict[str, Any] | None:
     for path in paths:
         entries = _session_entries(path)
         record = find_call(entries, call_id) if entries is not None else None

@@ -21,11 +21,12 @@ from miniroom.config.config_yaml import ConfigError
 from miniroom.config.paths import DEFAULT_CONFIG
 from miniroom.config.problems import Problem
 from miniroom.config.secret_text import masked_text, unmasked_text
+from miniroom.config.secret_variables import API_TOKEN_VARIABLE
 from miniroom.config.secrets import SecretLost, masked, unmasked
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.yaml_edit import updated_text
 from miniroom.config.yaml_source import parse_yaml
-from miniroom.server.auth import TOKEN_VARIABLE, carries_token
+from miniroom.server.auth import carries_token
 from miniroom.server.errors import ApiError, bad_request
 from miniroom.server.inputs import json_object, query_flag
 from miniroom.server.project import Project
@@ -75,14 +76,15 @@ def _check_reveal(request: Request) -> None:
             403,
             "M_FORBIDDEN",
             f"secrets are shown only to bearers of the API token, and this server has none: set "
-            f"{TOKEN_VARIABLE} (e.g. to the output of `openssl rand -hex 32`), restart `miniroom serve` and "
-            "open the page as /#token=<the token>; a masked secret saved as shown keeps its value",
+            f"{API_TOKEN_VARIABLE} (e.g. to the output of `openssl rand -hex 32`), restart `miniroom serve` "
+            "and open the page as /#token=<the token>; a masked secret saved as shown keeps its value",
         )
     if not carries_token(request.scope, token):
         raise ApiError(
             401,
             "M_UNKNOWN_TOKEN",
-            f"showing secrets needs the API token: send the header Authorization: Bearer <{TOKEN_VARIABLE}>",
+            "showing secrets needs the API token: send the header Authorization: Bearer "
+            f"<{API_TOKEN_VARIABLE}>",
         )
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from pydantic.alias_generators import to_camel
-
 from miniroom.agent.profile import PROFILE_NAME, ProfileSettings
 from miniroom.agent.prompt import BASE_PROMPT
-from miniroom.engine import RETRY_FILE, RetryPolicy
+from miniroom.agent.session_settings import plain_value
+from miniroom.config.paths import RETRY_FILE
+from miniroom.config.problems import camel_key
+from miniroom.engine import RetryPolicy
 from miniroom.llm import THINKING_LEVELS
 from miniroom.tools import BUILTIN_TOOL_NAMES, TOOL_REQUIRES
 
@@ -21,7 +22,7 @@ def defaults_json() -> dict[str, Any]:
     return {
         "profile": {
             "defaults": {
-                to_camel(field.name): _plain(getattr(profile, field.name))
+                camel_key(field.name): plain_value(getattr(profile, field.name))
                 for field in dataclasses.fields(ProfileSettings)
             },
             "tools": list(BUILTIN_TOOL_NAMES),
@@ -38,7 +39,3 @@ def defaults_json() -> dict[str, Any]:
             },
         },
     }
-
-
-def _plain(value: object) -> object:
-    return list(value) if isinstance(value, tuple) else value

@@ -16,6 +16,9 @@ DEFAULT_HOSTS = ("127.0.0.1", "localhost")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 JSON_TYPE = "application/json"
+# A file's bytes (web chat attachments). Like JSON it is no type a form can send, so a foreign page's post
+# of it needs a CORS preflight, which is never granted.
+FILE_TYPE = "application/octet-stream"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 Origin = tuple[str, str, int]  # scheme, host name, port
@@ -76,11 +79,12 @@ def origin_refusal(
 
 
 def content_type_refusal(method: str, content_type: str | None) -> Refusal | None:
-    """Refuses a write whose body is not declared JSON: forms and `text/plain` posts need no CORS check."""
+    """Refuses a write whose body is not declared JSON (or a file's bytes): forms and `text/plain` posts need
+    no CORS check."""
     if method not in BODY_METHODS:
         return None
     media_type = (content_type or "").partition(";")[0].strip().lower()
-    if media_type == JSON_TYPE:
+    if media_type in (JSON_TYPE, FILE_TYPE):
         return None
     got = f"not {shown(content_type)}" if content_type else "it was missing"
     return Refusal(

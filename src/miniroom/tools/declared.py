@@ -1,7 +1,7 @@
 """Tools known by their spec until first used: the spec comes from `specs.json`, the tool's code and its
 pydantic validator load at its first call, so a turn that calls no tool never imports them.
 
-`specs.json` is generated from the tool classes (`python -m miniroom.tools.spec_file`); a test fails when a
+`specs.json` is generated from the tool classes (`python -m miniroom.testing.tool_specs`); a test fails when a
 class and the file disagree.
 """
 
@@ -18,7 +18,7 @@ from miniroom.engine import ClosableTool, Tool, ToolContext, ToolResult
 from miniroom.llm import ToolSpec
 
 SPECS_FILE = Path(__file__).with_name("specs.json")
-REGENERATE = "run `python -m miniroom.tools.spec_file` to write it again"
+REGENERATE = "run `python -m miniroom.testing.tool_specs` to write it again"
 
 
 @cache

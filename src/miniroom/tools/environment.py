@@ -16,6 +16,13 @@ import os
 import sys
 from collections.abc import Mapping
 
+from miniroom.config.secret_variables import (
+    API_KEY_VARIABLE,
+    API_TOKEN_VARIABLE,
+    MATRIX_PASSWORD_PREFIX,
+    MATRIX_PASSWORD_VARIABLE,
+)
+
 log = logging.getLogger(__name__)
 
 PASS_ENV_VARIABLE = "MINI_TOOL_ENV"
@@ -36,8 +43,7 @@ ALLOWED: frozenset[str] = frozenset(
 )  # fmt: skip
 _PROXIES = ("http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy")
 PROXY_VARIABLES: frozenset[str] = frozenset({*_PROXIES, *(name.upper() for name in _PROXIES)})
-# The names the server and the Matrix transport read (server.auth, transports.matrix.accounts).
-MINIROOM_SECRETS: tuple[str, ...] = ("MINIROOM_API_TOKEN", "MINIROOM_API_KEY", "MINIROOM_MATRIX_PASSWORD")
+MINIROOM_SECRETS: tuple[str, ...] = (API_TOKEN_VARIABLE, API_KEY_VARIABLE, MATRIX_PASSWORD_VARIABLE)
 # A shell command's own access to the agent's tools (`miniroom-agent`): given to each command apart, so one
 # inherited from miniroom's own environment (miniroom started inside an agent's shell) is never passed on.
 GRANT_URL_VARIABLE = "MINIROOM_AGENT_URL"
@@ -45,7 +51,7 @@ GRANT_TOKEN_VARIABLE = "MINIROOM_AGENT_TOKEN"
 # In a sandbox without network, the Unix socket through which the grant's URL is reached (tools.relay).
 GRANT_SOCKET_VARIABLE = "MINIROOM_AGENT_SOCKET"
 GRANT_VARIABLES: tuple[str, ...] = (GRANT_URL_VARIABLE, GRANT_TOKEN_VARIABLE, GRANT_SOCKET_VARIABLE)
-MINIROOM_SECRET_PREFIXES: tuple[str, ...] = ("MINIROOM_MATRIX_PASSWORD_",)  # one password per agent
+MINIROOM_SECRET_PREFIXES: tuple[str, ...] = (MATRIX_PASSWORD_PREFIX,)
 PR_SET_DUMPABLE = 4
 _warned: set[str] = set()
 

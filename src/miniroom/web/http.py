@@ -11,6 +11,8 @@ from typing import Any
 
 import httpx
 
+from miniroom.config.http_client import http_client
+from miniroom.config.paths import FETCH_FILE
 from miniroom.config.tls import trusted_tls_context
 from miniroom.web.guard import guarded_transport, request_hook
 from miniroom.web.reach import Reach
@@ -35,16 +37,13 @@ def client(
 ) -> httpx.AsyncClient:
     """A client that follows at most MAX_REDIRECTS redirects and connects only where `reach` allows, every
     redirect checked; with a proxy, the environment's are ignored."""
-    tls = trusted_tls_context()
-    return httpx.AsyncClient(
-        timeout=timeout,
+    return http_client(
+        timeout,
+        proxy=proxy,
         follow_redirects=True,
         max_redirects=MAX_REDIRECTS,
-        proxy=proxy,
-        trust_env=proxy is None,
         headers=headers,
-        verify=tls,
-        transport=None if proxy is not None else guarded_transport(reach, tls),
+        transport=None if proxy is not None else guarded_transport(reach, trusted_tls_context()),
         event_hooks={"request": [request_hook(reach)]},
     )
 
@@ -58,8 +57,8 @@ async def fetch_deadline(seconds: float) -> AsyncIterator[None]:
             yield
     except TimeoutError:
         raise ServiceFailure(
-            f"no complete page within {seconds:g} s (TimeoutSec in .miniroom/fetch.yml is the deadline for "
-            "the whole fetch, redirects included)"
+            f"no complete page within {seconds:g} s (TimeoutSec in {FETCH_FILE.as_posix()} is the deadline "
+            "for the whole fetch, redirects included)"
         ) from None
 
 

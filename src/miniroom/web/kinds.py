@@ -7,8 +7,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
+
+from miniroom.config.paths import FETCH_FILE, SEARCH_FILE
 
 Kind = Literal["text", "number", "url", "secret", "enum"]
 # A value that holds a variable reference is checked only once it is expanded, at call time.
@@ -22,8 +25,13 @@ class ServiceKind(Enum):
     SEARCH = "search"
 
     @property
+    def path(self) -> Path:
+        """Its catalogue inside the project."""
+        return FETCH_FILE if self is ServiceKind.FETCH else SEARCH_FILE
+
+    @property
     def file_name(self) -> str:
-        return f"{self.value}.yml"
+        return self.path.name
 
 
 @dataclass(frozen=True)

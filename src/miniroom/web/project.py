@@ -15,7 +15,6 @@ from miniroom.web.service_types import find_type
 
 log = logging.getLogger(__name__)
 
-SETTINGS_FOLDER = ".miniroom"
 DEFAULT_FETCH_NAME = "Direct HTTP"
 DEFAULT_FETCH_YML = f"""\
 # Page fetching for the `fetch` tool: services tried in priority order (lower first); when one fails, the next
@@ -34,7 +33,7 @@ services:
 
 
 def catalogue_path(project_dir: Path, kind: ServiceKind) -> Path:
-    return project_dir / SETTINGS_FOLDER / kind.file_name
+    return project_dir / kind.path
 
 
 def default_fetch_catalogue() -> Catalogue:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from miniroom.agent.cli_access import subagent_cli
@@ -44,6 +45,7 @@ class ChildSpec:
     parent_call: str
     # a minimal subagent's: the parent response's grants, under which its own shells reach its tools
     grants: CommandGrants | None = None
+    resume: Path | None = None  # the session file of an earlier subagent this run continues
 
     @property
     def minimal(self) -> bool:
@@ -58,7 +60,8 @@ class ChildFactory(Protocol):
         minimal mode."""
 
     def build(self, spec: ChildSpec) -> Agent:
-        """A child agent on a new session linked to its parent; raises ValueError on bad settings."""
+        """A child agent on a new session linked to its parent (or on the earlier session `spec.resume`, with
+        the settings it froze); raises ValueError on bad settings."""
 
 
 Report = Callable[[SubagentStatus, AgentEvent | None], None]

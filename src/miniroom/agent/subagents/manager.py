@@ -22,6 +22,7 @@ from miniroom.agent.subagents.child import (
     stopped_text,
 )
 from miniroom.agent.subagents.progress import SubagentStatus
+from miniroom.agent.subagents.resume import EarlierChild, find_child
 from miniroom.agent.subagents.slots import Slots
 from miniroom.agent.subagents.store import (
     SHUTDOWN_NOTE,
@@ -39,7 +40,7 @@ from miniroom.engine import (
     ToolContext,
     child_session_paths,
 )
-from miniroom.llm import UserMessage
+from miniroom.llm import AssistantMessage, ToolCall, UserMessage
 from miniroom.tools.output import keep_head
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ class TaskRequest:
     prompt: str
     profile: str | None = None
     minimal: bool = False  # a minimal-mode subagent, its shell reaching its tools through the parent's CLI
+    resume: EarlierChild | None = None  # the earlier subagent of this chat to continue
 
 
 def capped(text: str, session: str | None) -> str:
@@ -67,12 +69,19 @@ def capped(text: str, session: str | None) -> str:
     return f"{kept.text}\n\n[Cut to the first {kept.kept_lines} of {kept.total_lines} lines.{where}]"
 
 
+def with_id(text: str, session: str | None) -> str:
+    """`text` ending with the subagent's id, which `agent` with `resume` continues it by."""
+    return f"{text}\n\n[subagent {session}]" if session else text
+
+
 def outcome_message(record: TaskRecord) -> str:
     """What the model reads when a background task finished."""
     head = f"Background task {record.number} ({record.description})"
     if record.state == "done":
-        return f"{head} finished. Its answer:\n\n{capped(record.answer or '', record.session)}"
-    return f"{head} failed:\n\n{capped(record.error or '', record.session)}"
+        text = f"{head} finished. Its answer:\n\n{capped(record.answer or '', record.session)}"
+    else:
+        text = f"{head} failed:\n\n{capped(record.error or '', record.session)}"
+    return with_id(text, record.session)
 
 
 def check_text(record: TaskRecord, live: SubagentStatus | None) -> str:
@@ -93,21 +102,42 @@ def check_text(record: TaskRecord, live: SubagentStatus | None) -> str:
         body = stopped_text(
             record.note or "cancelled", record.answer or "", started=record.session is not None
         )
-    return f"{head}.\n\n{capped(body, record.session)}" if body else f"{head}."
+    return with_id(f"{head}.\n\n{capped(body, record.session)}" if body else f"{head}.", record.session)
+
+
+@dataclass(frozen=True)
+class ChatSessions:
+    """Where a root chat's subagent sessions are kept, and the ids the chat had (one before new settings)."""
+
+    folder: Path
+    ids: tuple[str, ...]
 
 
 class SubagentManager:
     """Runs the subagents of one root chat; its background tasks live in `store`."""
 
-    def __init__(self, factory: ChildFactory, store: TaskStore, session_id: str, max_parallel: int) -> None:
-        self.factory, self.store, self.session_id = factory, store, session_id
+    def __init__(
+        self, factory: ChildFactory, store: TaskStore, sessions: ChatSessions, max_parallel: int
+    ) -> None:
+        self.factory, self.store, self.sessions = factory, store, sessions
+        self.session_id = sessions.ids[0]
         self.slots = Slots(max_parallel)
         self._runs: dict[int, tuple[ChildRun, asyncio.Task[None]]] = {}
+        self._continuing: set[str] = set()  # the earlier subagents being continued now
+
+    def earlier_child(self, child_id: str) -> EarlierChild:
+        """A subagent of this chat to continue; ValueError says why `child_id` is none, or is busy."""
+        child = find_child(self.sessions.folder, child_id, self.sessions.ids)
+        running = (r.session for r in self.store.records.values() if not r.finished_state)
+        if child.id in self._continuing or child.id in running:
+            raise ValueError(f"Subagent {child.id} ({child.description}) is still running; wait for its end.")
+        return child
 
     def _spec(self, request: TaskRequest, ctx: ToolContext) -> ChildSpec:
         grants = ctx.command_grants if request.minimal else None
+        resume = request.resume.path if request.resume is not None else None
         return ChildSpec(
-            request.description, request.prompt, request.profile, self.session_id, ctx.call_id, grants
+            request.description, request.prompt, request.profile, self.session_id, ctx.call_id, grants, resume
         )
 
     async def run(self, request: TaskRequest, ctx: ToolContext) -> SubagentStatus:
@@ -117,8 +147,13 @@ class SubagentManager:
             ctx.report(status.details(event))
 
         run = ChildRun(self._spec(request, ctx), self.factory, report, ctx.spend, task=None)
-        run.start(self.slots)
-        return await run.finished()
+        busy = request.resume.id if request.resume is not None else ""
+        self._continuing.add(busy)
+        try:
+            run.start(self.slots)
+            return await run.finished()
+        finally:
+            self._continuing.discard(busy)
 
     def start(self, request: TaskRequest, ctx: ToolContext) -> TaskRecord:
         """An `agent_start` call: the task is queued and its record returned at once."""
@@ -207,13 +242,30 @@ def open_task_store(agent_dir: Path, session_id: str, previous_id: str | None = 
     return store
 
 
-def close_interrupted_children(session: Session, call_ids: Collection[str]) -> None:
-    """The subagents of the calls a dead process left without a result: their sessions get the stop note."""
+def close_interrupted_children(
+    session: Session, call_ids: Collection[str], folder: Path | None = None
+) -> None:
+    """The subagents of the calls a dead process left without a result, those they continued too: their
+    sessions (in `folder`, by default beside the parent's) get the stop note."""
     if not call_ids:
         return
-    for path, header in child_session_paths(session.path, session.id).items():
-        if header.get(PARENT_CALL_KEY) in call_ids:
+    continued = _continued_by(session, call_ids)
+    where = session.path if folder is None else folder / session.path.name
+    for path, header in child_session_paths(where, session.id).items():
+        if header.get(PARENT_CALL_KEY) in call_ids or header.get("id") in continued:
             _note_in_session(path, SHUTDOWN_NOTE)
+
+
+def _continued_by(session: Session, call_ids: Collection[str]) -> set[str]:
+    """The subagent ids that the `agent` calls `call_ids` of `session` continued (`resume`)."""
+    calls = (
+        block
+        for message in session.history()
+        if isinstance(message, AssistantMessage)
+        for block in message.content
+        if isinstance(block, ToolCall) and block.id in call_ids and block.name == "agent"
+    )
+    return {str(call.arguments["resume"]) for call in calls if call.arguments.get("resume")}
 
 
 def _note_in_session(path: Path, note: str) -> None:

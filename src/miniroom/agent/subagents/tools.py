@@ -8,7 +8,7 @@ from pydantic import Field, StringConstraints, WithJsonSchema
 
 from miniroom.agent.cli_access import SubagentGrants
 from miniroom.agent.subagents.child import NO_ANSWER
-from miniroom.agent.subagents.manager import SubagentManager, TaskRequest, capped, check_text
+from miniroom.agent.subagents.manager import SubagentManager, TaskRequest, capped, check_text, with_id
 from miniroom.agent.subagents.store import TaskRecord
 from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.llm import TextContent
@@ -24,6 +24,12 @@ class TaskParams(Params):
     # null in the schema costs tokens; without a profile the subagent has this chat's settings
     profile: Annotated[str | None, WithJsonSchema({"type": "string"})] = None
     minimal: bool = Field(False, description="One bash tool; the rest via miniroom-agent")
+
+
+class AgentParams(TaskParams):
+    resume: Annotated[
+        str | None, WithJsonSchema({"type": "string", "description": "Continue this earlier subagent id"})
+    ] = None
 
 
 class NumberParams(Params):
@@ -55,6 +61,20 @@ class _ManagedTool:
             )
         return TaskRequest(params.description, params.prompt, params.profile, params.minimal)
 
+    def _continued(self, params: AgentParams, ctx: ToolContext) -> TaskRequest:
+        """An earlier subagent of this chat, to go on in its own session, settings and mode."""
+        assert params.resume is not None
+        try:
+            child = self.manager.earlier_child(params.resume)
+        except ValueError as error:
+            raise ToolError(str(error)) from None
+        if child.minimal and not isinstance(ctx.command_grants, SubagentGrants):
+            raise ToolError(
+                f"Subagent {child.id} runs in minimal mode, which needs miniroom-agent; this deployment does "
+                "not offer it here. Start a new subagent without minimal instead."
+            )
+        return TaskRequest(params.description, params.prompt, minimal=child.minimal, resume=child)
+
     def _record(self, number: int) -> TaskRecord:
         record = self.manager.store.get(number)
         if record is None:
@@ -71,17 +91,19 @@ class _ManagedTool:
         return record.description if record is not None else f"task {number}"
 
 
-class AgentTool(_ManagedTool, BuiltinTool[TaskParams]):
+class AgentTool(_ManagedTool, BuiltinTool[AgentParams]):
     name = "agent"
     description = (
-        "Run a subagent on a task in a fresh context and return its final answer. "
+        "Run a subagent on a task in a fresh context and return its final answer and id. "
         "Several calls in one answer run at once."
     )
-    params_model = TaskParams
+    params_model = AgentParams
 
-    async def run(self, params: TaskParams, ctx: ToolContext) -> ToolResult:
-        status = await self.manager.run(self._check_profile(params, ctx), ctx)
-        text = capped(status.outcome or NO_ANSWER, status.session)
+    async def run(self, params: AgentParams, ctx: ToolContext) -> ToolResult:
+        continued = params.resume is not None
+        request = self._continued(params, ctx) if continued else self._check_profile(params, ctx)
+        status = await self.manager.run(request, ctx)
+        text = with_id(capped(status.outcome or NO_ANSWER, status.session), status.session)
         return ToolResult([TextContent(text)], is_error=status.state != "done", details=status.details())
 
     def summary(self, arguments: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.agent.builder import SessionChoice, build_agent
+from miniroom.agent.memory import memory_prompt
 from miniroom.agent.minimal import CommandLine, shell_problems
 from miniroom.agent.profile import SERVE_DEFAULTS, SandboxMode, parse_variables, resolve_profile
 from miniroom.agent.variables import ProfileError
@@ -15,6 +16,7 @@ from miniroom.config.config_yaml import AgentEntry, RoomsConfig
 from miniroom.engine import Agent, directory_for_cwd
 from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.rooms.conversation import Conversation
+from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
 from miniroom.tools.sandbox import sandbox_problem
 
 ROOM_CONVERSATION = "room"
@@ -127,7 +129,12 @@ def room_prompt(name: str, agent: AgentEntry, identity: str | None = None) -> st
     return "\n".join(lines)
 
 
-class AgentFactory:
+def _with_memory(prompt: str, agent: AgentEntry, workspace: Path) -> str:
+    """`prompt` and, for an agent with file memory, its memory as it stands now."""
+    return f"{prompt}\n\n{memory_prompt(workspace)}" if agent.memory == "file" else prompt
+
+
+class AgentFactory(ReadsLiveConfig):
     """Engine agents for room conversations: settings from the project, one session per conversation.
 
     `project_dir` (the folder of config.yaml) holds the `.miniroom/` settings of every agent; each agent
@@ -136,9 +143,10 @@ class AgentFactory:
     """
 
     def __init__(
-        self, config: RoomsConfig, data_dir: Path, env: Mapping[str, str], project_dir: Path
+        self, config: RoomsConfig | LiveConfig, data_dir: Path, env: Mapping[str, str], project_dir: Path
     ) -> None:
-        self.config, self.data_dir, self.env, self.project_dir = config, data_dir, env, project_dir
+        self.read_config(config)
+        self.data_dir, self.env, self.project_dir = data_dir, env, project_dir
 
     def model_choice(self, agent: str) -> ModelChoice:
         alias = self.config.agents[agent].model or self.config.defaults.model
@@ -157,6 +165,10 @@ class AgentFactory:
     def workspace(self, agent: str) -> Path:
         return self.data_dir / "workspaces" / safe_name(agent)
 
+    def own_workspace(self, agent: str) -> Path | None:
+        """The agent's working folder; None for a team, whose members each work in their own."""
+        return self.workspace(agent) if agent in self.config.agents else None
+
     def command_line(self, agent: str, *, minimal: bool) -> CommandLine:
         """How the agent's shells reach its other tools; in minimal mode that, its identity and its
         minimal_instructions are all its prompt holds."""
@@ -166,6 +178,7 @@ class AgentFactory:
             identity=room_identity(agent, settings),
             instructions=tuple(settings.minimal_instructions),
             tools_setting=f"agents.{agent}.tools in config.yaml",
+            memory=settings.memory == "file",
         )
 
     def shell_problems(self, agent: str) -> list[str]:
@@ -203,7 +216,7 @@ class AgentFactory:
             SessionChoice(path=self.session_path(agent, conversation, team)),
             model_variables=choice.variables,
             project_dir=self.project_dir,
-            extra_prompt=room_prompt(agent, settings, identity),
+            extra_prompt=_with_memory(room_prompt(agent, settings, identity), settings, cwd),
             tool_allowlist=settings.tools or None,  # the agent's own allowlist narrows its profile's tools
             command_line=command_line,
             max_tool_calls_per_turn=settings.max_tool_calls_per_turn,

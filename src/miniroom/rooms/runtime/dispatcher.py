@@ -22,6 +22,7 @@ from miniroom.rooms.runtime.edits import EditHandler
 from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.judges import Judges, Judgment, ParticipationJudges, judgment_problems
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
+from miniroom.rooms.runtime.live_config import ReadsLiveConfig
 from miniroom.rooms.runtime.messages import MessageHandler
 from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.modes import AgentModes
@@ -39,10 +40,10 @@ from miniroom.rooms.transport import Event, RoomTransport
 log = logging.getLogger(__name__)
 RECONNECT_DELAYS = (1.0, 30.0)  # seconds: the first wait after a transport failure, and the longest
 TYPESAFE_PREFIX = "TYPESAFE_"
-NOT_TEXT_IGNORED = "Ignoring a %s message from %s in %s (%s): agents read typed text only"
+NOT_TEXT_IGNORED = "Ignoring a %s message from %s in %s (%s): agents read text, files and images only"
 
 
-class RoomRuntime:
+class RoomRuntime(ReadsLiveConfig):
     """Serves one transport: `start`, then `serve` until `stop`."""
 
     def __init__(
@@ -67,16 +68,17 @@ class RoomRuntime:
         gives the agents' shells `miniroom-agent` (default: none, and no minimal mode); `hosted`: the agents
         and teams this instance answers as, when others share the homeserver (default: every one);
         `metrics` counts the work for `GET /metrics`."""
-        self.config, self.transport, self.data_dir = config, transport, data_dir
+        self.read_config(config)
+        self.transport, self.data_dir = transport, data_dir
         env = os.environ if env is None else env
         project_dir = project_dir or data_dir.parent
         tracking = data_dir / "tracking"
         self.ledger = TurnLedger(tracking)
-        self.facts = RoomFacts(config, transport, ThreadModeStore(tracking), hosted)
-        self.factory = factory = AgentFactory(config, data_dir, env, project_dir)
+        self.facts = RoomFacts(self.live, transport, ThreadModeStore(tracking), hosted)
+        self.factory = factory = AgentFactory(self.live, data_dir, env, project_dir)
         slots = JudgmentSlots()  # every judgment of the process, the router's included
         self.metrics = metrics = metrics or RoomMetrics()
-        judges = self.judges = Judges(config, judge_env(env, project_dir), slots, metrics)
+        judges = self.judges = Judges(self.live, judge_env(env, project_dir), slots, metrics)
         modes = AgentModes(AgentModeStore(tracking), factory, cli)
         runner = TurnRunner(
             transport,
@@ -88,7 +90,7 @@ class RoomRuntime:
             modes=modes,
             metrics=metrics,
         )
-        prompts = TurnPrompts(self.facts, self.ledger)
+        prompts = TurnPrompts(self.facts, self.ledger, factory.own_workspace)
         self.turns = TurnScheduler(
             self.ledger, runner, self.facts.agent_name, self._after_turn, prompts.prompt
         )
@@ -96,7 +98,7 @@ class RoomRuntime:
         context = HandlerContext(transport, self.facts, self.ledger, self.turns, modes)
         judgment = judgment or ParticipationJudges(judges, transport, self.facts)
         self.participation = ParticipationQueue(context, judgment, debounce_sleep)
-        self.router = Router(config, env, slots)
+        self.router = Router(self.live, env, slots)
         self.messages = MessageHandler(context, self.router, self.participation)
         self.edits = EditHandler(context)
         self.commands = CommandHandler(context)
@@ -128,8 +130,8 @@ class RoomRuntime:
         """Serve `config` from now on, without a restart: added agents and teams join their rooms and removed
         ones leave them; turns under way finish as they began. Returns what changed, in words."""
         previous = self.facts.responders
-        self.config = self.factory.config = self.router.config = self.judges.config = config
-        self.facts.use(config)
+        self.live.current = config
+        self.facts.reread()
         current = self.facts.responders
         removed = {name: shown for name, shown in previous.items() if name not in current}
         await self._join(leaving=removed)
@@ -185,14 +187,14 @@ class RoomRuntime:
             return  # our own echoes: hand-offs are taken from a reply's final text instead
         if not event.is_edit and not event.is_message:
             return
-        if event.is_message and not event.is_text:
+        if event.is_message and not event.is_readable:
             log.warning(NOT_TEXT_IGNORED, event.msgtype, event.sender, event.room_id, event.event_id)
             return
         self.ledger.receive(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
         try:
             if event.is_edit:
                 await self.edits.handle(event)
-            elif is_command(event.body):
+            elif event.is_text and is_command(event.body):
                 await self.commands.handle(event)
             else:
                 await self.messages.handle(event)

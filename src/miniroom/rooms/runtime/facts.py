@@ -16,6 +16,7 @@ from miniroom.rooms.policy import (
     room_policy,
     room_thread_modes,
 )
+from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
 from miniroom.rooms.runtime.room_view import member_name, related_events, thread_state
 from miniroom.rooms.runtime.state_store import ThreadModeStore
 from miniroom.rooms.thread_mode import RoomRef
@@ -24,12 +25,12 @@ from miniroom.rooms.transport import Event, RoomTransport
 SERVICE_ACCOUNT = "router"  # the account that reads every room for the runtime; never a human
 
 
-class RoomFacts:
+class RoomFacts(ReadsLiveConfig):
     """Reads what the policy decides from, through the transport; `learn_accounts` once it has started."""
 
     def __init__(
         self,
-        config: RoomsConfig,
+        config: RoomsConfig | LiveConfig,
         transport: RoomTransport,
         thread_modes: ThreadModeStore,
         hosted: Collection[str] | None = None,
@@ -41,13 +42,14 @@ class RoomFacts:
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}  # room id -> room key
         self._former_agents: set[str] = set()  # user ids of agents config.yaml no longer has
-        self.use(config)
+        self.read_config(config)
+        self.reread()
 
-    def use(self, config: RoomsConfig) -> None:
-        """Read `config` from now on; `learn_accounts` again once the transport has its agents and rooms."""
+    def reread(self) -> None:
+        """Read the config in force anew; `learn_accounts` again once the transport has its agents and
+        rooms."""
         self._former_agents.update(self.policy.agents_by_user_id)  # their last replies are no one's prompt
-        self.config = config
-        self.room_agents = room_agents(config)  # room key -> the agents config.yaml puts there
+        self.room_agents = room_agents(self.config)  # room key -> the agents config.yaml puts there
 
     @property
     def responders(self) -> dict[str, str]:

@@ -30,6 +30,7 @@ from miniroom.rooms.judgment import (
 )
 from miniroom.rooms.runtime.agents import model_choice
 from miniroom.rooms.runtime.facts import RoomFacts
+from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
 from miniroom.rooms.runtime.logs import log_judgment, log_participation_skip
 from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.model_call import alias_model, ask_model
@@ -59,17 +60,18 @@ class NoJudgment:
         return Silent(SilenceReason.MULTI_HUMAN_NEEDS_MENTION)
 
 
-class Judges:
+class Judges(ReadsLiveConfig):
     """Asks the backends for any agent; `env` holds provider keys and TYPESAFE_* (with the `.env`)."""
 
     def __init__(
         self,
-        config: RoomsConfig,
+        config: RoomsConfig | LiveConfig,
         env: Mapping[str, str],
         slots: JudgmentSlots,
         metrics: RoomMetrics | None = None,
     ) -> None:
-        self.config, self.env, self.slots = config, env, slots
+        self.read_config(config)
+        self.env, self.slots = env, slots
         self.metrics = metrics
         self.typesafe = TypesafeClient(env)
 

@@ -46,6 +46,7 @@ class Turn:
         return (*self.merged, self.event_id)
 
     requester: str = ""  # who asked: the message's sender (a grant for the turn's shells acts for them)
+    images: tuple[str, ...] = ()  # images people sent, saved in the agent's working folder (relative paths)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,8 +206,10 @@ def _in_flight_record(raw: Any) -> InFlight | None:
         turn = dict(raw["turn"])
         conversation = Conversation(**turn.pop("conversation"))
         turn["merged"] = tuple(turn.get("merged") or ())
+        turn["images"] = tuple(turn.get("images") or ())
         record = InFlight(Turn(conversation=conversation, **turn), raw["session_leaf"], raw["reply_id"])
     except (KeyError, TypeError, ValueError):
         return None
-    texts = (record.turn.agent, *record.turn.event_ids, record.turn.prompt, conversation.room_id)
+    turn_texts = (record.turn.agent, *record.turn.event_ids, record.turn.prompt, *record.turn.images)
+    texts = (*turn_texts, conversation.room_id)
     return record if all(isinstance(text, str) for text in texts) else None

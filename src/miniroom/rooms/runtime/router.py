@@ -11,6 +11,7 @@ import httpx
 
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.llm import Model, ModelConfigError, RequestOptions
+from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
 from miniroom.rooms.runtime.model_call import alias_model, ask_model
 from miniroom.rooms.runtime.slots import JudgmentSlots
 
@@ -67,13 +68,16 @@ async def choose_agent(
     return choice
 
 
-class Router:
+class Router(ReadsLiveConfig):
     """Picks one agent among candidates with `router.model`, else `defaults.model`, else the engine's
     default model (MODEL, else deepseek/deepseek-v4-flash); the first candidate when that fails or when
     the judgment limit is full (a routing is a judgment too, bound by the process-wide limit)."""
 
-    def __init__(self, config: RoomsConfig, env: Mapping[str, str], slots: JudgmentSlots) -> None:
-        self.config, self.env, self.slots = config, env, slots
+    def __init__(
+        self, config: RoomsConfig | LiveConfig, env: Mapping[str, str], slots: JudgmentSlots
+    ) -> None:
+        self.read_config(config)
+        self.env, self.slots = env, slots
 
     async def choose(self, candidates: Sequence[str], message: str) -> str:
         """The chosen candidate's name; the first candidate when the model cannot be used or names nobody."""

@@ -16,7 +16,7 @@ from miniroom.rooms.transport import Event
 
 log = logging.getLogger(__name__)
 AfterTurn = Callable[[Turn, TurnOutcome], Awaitable[None]]
-Prompt = Callable[[Turn], Awaitable[str]]
+Prompt = Callable[[Turn], Awaitable[Turn]]
 
 
 class TurnScheduler:
@@ -30,7 +30,8 @@ class TurnScheduler:
         after_turn: AfterTurn,
         prompt: Prompt | None = None,
     ) -> None:
-        """`prompt`: what a turn is told, built as it starts (None: the prompt it was submitted with)."""
+        """`prompt`: the turn with what it is told, built as it starts (None: the prompt it was submitted
+        with)."""
         self.ledger, self.runner = ledger, runner
         self.agent_name, self.after_turn, self.prompt = agent_name, after_turn, prompt
         self.queue = TurnQueue(self._run, lambda turn: ledger.in_flight(turn.event_id, turn.agent) is None)
@@ -101,7 +102,7 @@ class TurnScheduler:
         session), else built now; a regeneration keeps its own."""
         earlier = self.ledger.in_flight(turn.event_id, turn.agent)
         if earlier is not None:
-            return replace(turn, prompt=earlier.turn.prompt)
+            return replace(turn, prompt=earlier.turn.prompt, images=earlier.turn.images)
         if self.prompt is None or turn.edit_of is not None:
             return turn
-        return replace(turn, prompt=await self.prompt(turn))
+        return await self.prompt(turn)

@@ -1,14 +1,18 @@
 """A turn's prompt read from the room's history: what was said in the conversation since the agent's last
-answer (see `rooms.turn_context`), read through the transport at the turn's start, so after a restart too."""
+answer (see `rooms.turn_context`), read through the transport at the turn's start, so after a restart too;
+files and images among it are saved in the agent's working folder (see `uploads`)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
+from miniroom.rooms.runtime.uploads import Uploads
 from miniroom.rooms.turn_context import turn_context, unheard
 
 log = logging.getLogger(__name__)
@@ -18,11 +22,17 @@ ROOM_READ_LIMIT = 200  # room-level messages read back at most; older ones are c
 class TurnPrompts:
     """Builds each turn's prompt from its conversation's history; the message alone when it cannot."""
 
-    def __init__(self, facts: RoomFacts, ledger: TurnLedger) -> None:
+    def __init__(
+        self, facts: RoomFacts, ledger: TurnLedger, workspace: Callable[[str], Path | None] | None = None
+    ) -> None:
+        """`workspace`: an agent's working folder, where what people send is saved (None: a team's)."""
         self.facts, self.ledger = facts, ledger
+        self.uploads = Uploads(facts.transport)
+        self.workspace = workspace or (lambda agent: None)
 
-    async def prompt(self, turn: Turn) -> str:
-        """What `turn` is told: the unheard messages up to the one that asked, by whom, bounded."""
+    async def prompt(self, turn: Turn) -> Turn:
+        """`turn` with what it is told: the unheard messages up to the one that asked, by whom, bounded,
+        and the images among them."""
         try:
             return await self._read(turn)
         except Exception:
@@ -34,9 +44,9 @@ class TurnPrompts:
                 turn.agent,
                 exc_info=True,
             )
-            return turn.prompt
+            return turn
 
-    async def _read(self, turn: Turn) -> str:
+    async def _read(self, turn: Turn) -> Turn:
         transport, where = self.facts.transport, turn.conversation
         if where.thread_root is not None:
             events = await transport.thread_events(where.room_id, where.thread_root)
@@ -48,7 +58,7 @@ class TurnPrompts:
         if trigger is None:
             trigger = await transport.get_event(where.room_id, turn.event_id)
         if trigger is None:
-            return turn.prompt
+            return turn
         agent = transport.agent_user_id(turn.agent)
 
         def answered(event_id: str) -> bool:
@@ -56,7 +66,11 @@ class TurnPrompts:
 
         said = unheard(events, agent, trigger, answered)
         names = await self._names(where.room_id, said)
-        return turn_context(events, agent, trigger, names=names, answered=answered, earlier_unread=cut)
+        received = await self.uploads.receive(self.workspace(turn.agent), where, said)
+        prompt = turn_context(
+            events, agent, trigger, names=names, answered=answered, earlier_unread=cut, notes=received.notes
+        )
+        return replace(turn, prompt=prompt, images=tuple(received.images))
 
     async def _names(self, room_id: str, events: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         senders = {str(event.get("sender")) for event in events if event.get("sender")}

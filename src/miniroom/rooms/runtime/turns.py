@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,11 @@ from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
 from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.modes import AgentModes, response_scope
+from miniroom.rooms.runtime.outbox import Outbox, SendFileTool, post_files
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
 from miniroom.rooms.runtime.team_turns import TeamTurns
+from miniroom.rooms.runtime.uploads import load_images
 from miniroom.rooms.transport import RoomTransport
 
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
@@ -93,8 +95,9 @@ class TurnRunner:
         threads = ChildThreads(
             self.transport, writer, lambda part: transaction_id(turn.event_id, turn.agent, part)
         )
+        outbox = Outbox()
         try:
-            failure = await self._prompt(turn, writer, earlier, running, threads)
+            failure = await self._prompt(turn, writer, earlier, running, threads, outbox)
         except asyncio.CancelledError:
             writer.reply.end("interrupted", STOPPED, f"⚠ {display_name}: {STOPPED}")
             self._close_later(writer, threads)
@@ -113,6 +116,10 @@ class TurnRunner:
                 failure,
             )
         reply_id = await self._finish(writer, threads, self.mentions(writer.reply.text))
+        if outbox.files and reply_id is not None:
+            where = turn.conversation
+            sender = writer.target.sender
+            await post_files(self.transport, outbox, sender, where.room_id, where.thread_root, reply_id)
         self.ledger.complete(turn, reply_id)
         return TurnOutcome(reply_id, writer.reply.text, failure is not None)
 
@@ -158,14 +165,15 @@ class TurnRunner:
         earlier: InFlight | None,
         running: RunningTurn,
         threads: ChildThreads,
+        outbox: Outbox,
     ) -> str | None:
-        """Run the agent's (or team's) turn with `writer`, `running` and the subagents' `threads` listening;
-        the reason it failed, or None."""
+        """Run the agent's (or team's) turn with `writer`, `running` and the subagents' `threads` listening,
+        the files it sends going to `outbox`; the reason it failed, or None."""
         try:
             if self.teams.is_team(turn.agent):
                 self.ledger.begin(turn, None)
                 return await self.teams.run(turn, writer, running)
-            return await self._agent_turn(turn, writer, earlier, running, threads)
+            return await self._agent_turn(turn, writer, earlier, running, threads, outbox)
         except (UserError, OSError) as error:  # what a person can fix, or the disk or system refused
             return str(error)
         except Exception as error:
@@ -181,6 +189,7 @@ class TurnRunner:
         earlier: InFlight | None,
         running: RunningTurn,
         threads: ChildThreads,
+        outbox: Outbox,
     ) -> str | None:
         agent: Agent | None = None
         modes = self.modes
@@ -192,13 +201,19 @@ class TurnRunner:
             stored = earlier is not None and rewind_to_prompt(path, earlier.session_leaf, turn.prompt)
             command_line = modes.command_line(turn.agent, minimal=minimal) if modes is not None else None
             agent = self.factory.build(turn.agent, turn.conversation, command_line)
+            if not minimal:  # people get files back in rooms; minimal mode keeps its one Bash tool
+                agent.reconfigure(replace(agent.config, tools=[*agent.config.tools, SendFileTool(outbox)]))
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
             agent.subscribe(threads.on_event)
             running.attach(agent)
             async with cli_access(modes.access if modes else None, agent, response_scope(turn)):
-                ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
+                if stored:
+                    ended = await agent.continue_turn()
+                else:
+                    images = load_images(self.factory.workspace(turn.agent), turn.images)
+                    ended = await agent.prompt(turn.prompt, images)
         finally:
             running.detach()
             if agent is not None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 
+from miniroom.config.http_client import http_client
 from miniroom.rooms.judge_context import JudgeRequest
 from miniroom.rooms.judgment import Failure
 
@@ -66,7 +67,7 @@ class TypesafeClient:
             "questions": {QUESTION: {"type": "noul", "instructions": request.question}},
         }
         try:
-            async with asyncio.timeout(seconds), httpx.AsyncClient() as client:
+            async with asyncio.timeout(seconds), http_client(seconds) as client:
                 reply = await client.post(self.url, json=body, headers={"Authorization": f"Bearer {key}"})
         except TimeoutError:
             return TypesafeAnswer(None, self.model, Failure.TIMEOUT, f"no answer within {seconds:g} s")

@@ -3,8 +3,10 @@
 // (render.js) or as textContent.
 import { api, carriedReads, endEarlyReads, friendly, token } from "./api.js";
 import { bindActions, newTxnId, roomPath, send, startEdit, toggleReaction, wireComposer } from "./actions.js";
+import { showAttachment, wireAttachments } from "./attachments.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
 import { $, button, element, showStatus } from "./dom.js";
+import { exportThread } from "./export.js";
 import { formWidget } from "./forms.js";
 import { wireHub } from "./hub.js";
 import {
@@ -164,6 +166,7 @@ function refresh(message) {
     if (!view.querySelector(".editor")) {
       const hooks = fromAgent(message) ? bodyHooks(message) : {};
       renderBody(view.querySelector(".body"), message.body, message.turn, fromAgent(message), hooks);
+      if (message.body !== undefined) showAttachment(view.querySelector(".body"), message.event);
     }
     const usage = message.turn && message.turn.usage;
     view.querySelector(".spend").textContent = usage ? `$${(Number(usage.cost && usage.cost.total) || 0).toFixed(4)}` : "";
@@ -467,6 +470,12 @@ async function start() {
   document.addEventListener("miniroom:rooms-changed", () => loadRooms().catch(() => {}));
   wireComposer($("composer"), $("composer-input"), () => null);
   wireComposer($("thread-composer"), $("thread-input"), () => state.threadRoot);
+  wireAttachments($("composer"), $("room"), () => null, receive);
+  wireAttachments($("thread-composer"), $("thread"), () => state.threadRoot, receive);
+  for (const [id, format] of [["thread-export-md", "markdown"], ["thread-export-json", "json"]]) {
+    const failed = (error) => showStatus(friendly(error, "export the thread"));
+    $(id).addEventListener("click", () => exportThread(state.threadRoot, format).catch(failed));
+  }
   $("thread-close").addEventListener("click", () => {
     closeThread();
     showErrorLabels();

@@ -115,6 +115,12 @@ function agentForm(name, value, errors, context) {
   });
   const mode = field("Thread mode", select([["thread", "thread"], ["room", "room"]], value.thread_mode ?? "thread"));
   mode.input.addEventListener("change", () => (value.thread_mode = mode.input.value));
+  const memoryChoices = [["none", "None"], ["file", "File: MEMORY.md and memory/ in its working folder"]];
+  const memory = field("Memory", select(memoryChoices, value.memory ?? "none"), "Kept across conversations");
+  memory.input.addEventListener("change", () => {
+    if (memory.input.value === "file") value.memory = "file";
+    else delete value.memory;
+  });
   form.append(
     text(value, "display_name", "Display name", "How the agent is named in the rooms", errors),
     text(value, "role", "Role", "The router reads roles to pick one agent", errors),
@@ -123,6 +129,7 @@ function agentForm(name, value, errors, context) {
     listToggles(value, "rooms", "Rooms it joins and answers in", Object.keys(data.rooms || {})),
     listToggles(value, "tools", "Tools (none checked: all its profile allows)", context.known.tools),
     mode.row,
+    memory.row,
   );
   return form;
 }

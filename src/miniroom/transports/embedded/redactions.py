@@ -14,6 +14,7 @@ from typing import Any
 
 from miniroom.rooms.transport import Event
 from miniroom.transports.embedded.errors import InvalidEvent, NotAllowed, UnknownEvent
+from miniroom.transports.embedded.media import forget_media
 from miniroom.transports.embedded.relations import RelationColumns
 
 REDACTION = "m.room.redaction"
@@ -47,7 +48,8 @@ def check_redaction(
 
 
 def apply_redaction(connection: sqlite3.Connection, redaction: Event) -> None:
-    """Prune the target of a stored redaction; an event already redacted keeps its first redaction."""
+    """Prune the target of a stored redaction, and forget the file it carried; an event already redacted
+    keeps its first redaction."""
     target_id = redaction["content"]["redacts"]
     row = connection.execute("SELECT content FROM events WHERE event_id = ?", (target_id,)).fetchone()
     content = json.loads(row["content"])
@@ -57,6 +59,8 @@ def apply_redaction(connection: sqlite3.Connection, redaction: Event) -> None:
         "UPDATE events SET content = ?, redacted_because = ? WHERE event_id = ? AND redacted_because IS NULL",
         (json.dumps(pruned, ensure_ascii=False), json.dumps(because, ensure_ascii=False), target_id),
     )
+    if isinstance(content.get("url"), str):  # a deleted file is gone, not merely hidden
+        forget_media(connection, content["url"])
 
 
 def _power(connection: sqlite3.Connection, room_id: str, user_id: str) -> int:

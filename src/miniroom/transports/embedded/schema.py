@@ -51,6 +51,16 @@ CREATE TABLE IF NOT EXISTS transactions (
 CREATE TABLE IF NOT EXISTS people (
     user_id TEXT PRIMARY KEY
 );
+-- Files people and agents send (`mxc://miniroom.local/<media_id>`), kept until the database is deleted.
+CREATE TABLE IF NOT EXISTS media (
+    media_id TEXT PRIMARY KEY,
+    sender TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    mimetype TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    created_ts INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS cursors (
     name TEXT PRIMARY KEY,
     position INTEGER NOT NULL

@@ -16,6 +16,7 @@ from typing import Any
 from miniroom.rooms.transport import Content, Event
 from miniroom.transports.embedded import ids, timeline
 from miniroom.transports.embedded.errors import InvalidEvent, NotAllowed, TooLarge, UnknownRoom
+from miniroom.transports.embedded.media import Media, read_media, store_media
 from miniroom.transports.embedded.notify import Notifier
 from miniroom.transports.embedded.redactions import REDACT_POWER, REDACTION, apply_redaction, check_redaction
 from miniroom.transports.embedded.relations import NONE, RelationColumns, check_relation
@@ -261,9 +262,22 @@ class RoomStore:
         with self._read() as connection:
             return timeline.thread_messages(connection, room_id, root)
 
+    def edits_of(self, room_id: str, event_id: str) -> list[Event]:
+        with self._read() as connection:
+            return timeline.edits_of(connection, room_id, event_id)
+
     def room_messages(self, room_id: str, limit: int) -> list[Event]:
         with self._read() as connection:
             return timeline.room_messages(connection, room_id, limit)
+
+    def put_media(self, sender: str, filename: str, mimetype: str, data: bytes) -> Media:
+        """Keep a file `sender` sends; TooLarge past `media.MAX_MEDIA_BYTES`."""
+        with self._write() as connection:
+            return store_media(connection, sender, filename, mimetype, data)
+
+    def media(self, url: str) -> Media:
+        with self._read() as connection:
+            return read_media(connection, url)
 
     def latest_position(self) -> int:
         with self._read() as connection:

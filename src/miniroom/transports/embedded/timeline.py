@@ -98,6 +98,16 @@ def thread_messages(connection: sqlite3.Connection, room_id: str, root: str) -> 
     return events
 
 
+def edits_of(connection: sqlite3.Connection, room_id: str, event_id: str) -> list[Event]:
+    """Every edit of one event, oldest first (a thread export shows each)."""
+    rows = connection.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE room_id = ? AND rel_type = ? AND relates_to = ? AND {_LIVE}"
+        " ORDER BY position",
+        (room_id, REPLACE, event_id),
+    )
+    return [to_event(row) for row in rows]
+
+
 def room_messages(connection: sqlite3.Connection, room_id: str, limit: int) -> list[Event]:
     """The newest `limit` messages of the room outside threads (not edits), oldest first, each with its
     newest edit bundled in `unsigned`, as a homeserver's /messages returns them."""

@@ -7,8 +7,9 @@ import contextlib
 from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
-from miniroom.rooms.transport import Content, Event, agents_of_room
+from miniroom.rooms.transport import Content, Event, MediaError, MediaTooLarge, agents_of_room
 from miniroom.transports.embedded import ids
+from miniroom.transports.embedded.errors import RoomError, TooLarge
 from miniroom.transports.embedded.store import RoomStore
 
 DEFAULT_CURSOR = "runtime"
@@ -125,3 +126,21 @@ class EmbeddedTransport:
 
     async def room_messages(self, room_id: str, limit: int) -> list[Event]:
         return await asyncio.to_thread(self._store.room_messages, room_id, limit)
+
+    async def media(self, url: str, limit: int) -> bytes:
+        try:
+            media = await asyncio.to_thread(self._store.media, url)
+        except RoomError as error:
+            raise MediaError(str(error)) from None
+        if len(media.data) > limit:
+            raise MediaTooLarge(f"{url} is {len(media.data):,} bytes, over the limit of {limit:,}")
+        return media.data
+
+    async def upload(self, sender: str, data: bytes, filename: str, mimetype: str) -> str:
+        try:
+            media = await asyncio.to_thread(self._store.put_media, sender, filename, mimetype, data)
+        except TooLarge as error:
+            raise MediaTooLarge(str(error)) from None
+        except RoomError as error:
+            raise MediaError(str(error)) from None
+        return media.url

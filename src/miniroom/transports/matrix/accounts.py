@@ -16,6 +16,7 @@ from mautrix.errors import MatrixRequestError, MUnknownToken
 from mautrix.types import UserID
 
 from miniroom.config.config_yaml import MatrixConfig
+from miniroom.config.secret_variables import MATRIX_PASSWORD_PREFIX, MATRIX_PASSWORD_VARIABLE
 from miniroom.transports.matrix.errors import UNREACHABLE, MatrixTransportError, refused, unreachable
 from miniroom.transports.matrix.store import Credentials, MatrixStore
 
@@ -23,7 +24,6 @@ log = logging.getLogger(__name__)
 
 ROUTER = "router"
 DEVICE_NAME = "miniroom"
-SHARED_PASSWORD_VARIABLE = "MINIROOM_MATRIX_PASSWORD"
 _LOCALPART = re.compile(r"[a-z0-9._=/-]+")
 
 
@@ -51,11 +51,11 @@ def localpart(agent: str) -> str:
 
 def password_variable(agent: str) -> str:
     """MINIROOM_MATRIX_PASSWORD_<AGENT>, with characters other than letters and digits as `_`."""
-    return f"{SHARED_PASSWORD_VARIABLE}_{re.sub(r'[^A-Z0-9]', '_', agent.upper())}"
+    return f"{MATRIX_PASSWORD_PREFIX}{re.sub(r'[^A-Z0-9]', '_', agent.upper())}"
 
 
 def _environment_password(agent: str) -> str | None:
-    return os.environ.get(password_variable(agent)) or os.environ.get(SHARED_PASSWORD_VARIABLE) or None
+    return os.environ.get(password_variable(agent)) or os.environ.get(MATRIX_PASSWORD_VARIABLE) or None
 
 
 def _client(config: MatrixConfig, user_id: str = "", token: str = "", device_id: str = "") -> ClientAPI:
@@ -107,7 +107,7 @@ async def _new_session(config: MatrixConfig, agent: str, user_id: str, stored: s
             raise MatrixTransportError(
                 f"cannot sign in {user_id}: miniroom cannot register it at {config.homeserver} (the name is "
                 "taken, or registration is closed or off in matrix.registration) and no password is set; "
-                f"set {password_variable(agent)} (or {SHARED_PASSWORD_VARIABLE} for every agent) in the "
+                f"set {password_variable(agent)} (or {MATRIX_PASSWORD_VARIABLE} for every agent) in the "
                 "environment"
             )
     return await _log_in(config, user_id, password)

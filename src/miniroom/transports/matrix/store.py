@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from miniroom.config.json_files import write_json_atomically
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,4 @@ class MatrixStore:
 
     def _write(self, name: str, data: dict[str, Any]) -> None:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = self.folder / name
-        temporary = path.with_suffix(".tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.fchmod(descriptor, 0o600)  # a stale temporary file may have been created with other bits
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        write_json_atomically(self.folder / name, data)  # mode 0600, as every file it writes

@@ -20,6 +20,7 @@ from miniroom.rooms.transport import Content, Event, agents_of_room
 from miniroom.transports.matrix.accounts import ROUTER, Account, localpart, sign_in
 from miniroom.transports.matrix.errors import MatrixTransportError, refused
 from miniroom.transports.matrix.lease import Leases
+from miniroom.transports.matrix.media import download, upload
 from miniroom.transports.matrix.rooms import (
     InvitePolicy,
     accept_invites,
@@ -236,6 +237,13 @@ class MatrixTransport:
                 break
             query = {**query, "from": str(page["end"])}
         return found[:limit][::-1]
+
+    async def media(self, url: str, limit: int) -> bytes:
+        """Fetched as the router, which is in every room the agents read."""
+        return await download(self._router, self.config.homeserver, url, limit)
+
+    async def upload(self, sender: str, data: bytes, filename: str, mimetype: str) -> str:
+        return await upload(self._account_of(sender), data, filename, mimetype)
 
     @property
     def _router(self) -> Account:

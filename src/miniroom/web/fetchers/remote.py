@@ -14,13 +14,19 @@ import contextlib
 import importlib
 import json
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from miniroom.web.guard import configured_reach
-from miniroom.web.http import client, fetch_deadline
-from miniroom.web.mcp_client import McpSession
-from miniroom.web.services import FetchedPage, ServiceEnvironment, ServiceFailure
+import mcp_types as types
+from mcp.client.client import Client
+from mcp.shared.exceptions import MCPError
+
+from miniroom.config.paths import FETCH_FILE
+from miniroom.mcp.session import STREAMABLE_HTTP_TYPES, first_error, http_session, wrong_content_type
+from miniroom.web.guard import configured_reach, request_hook
+from miniroom.web.http import fetch_deadline
+from miniroom.web.services import FetchedPage, FinalFailure, ServiceEnvironment, ServiceFailure
 from miniroom.web.settings import ServiceSettings
 
 OUTER_HTML = "() => document.documentElement.outerHTML"
@@ -40,26 +46,55 @@ class PlaywrightMcpFetcher:
         self.timeout = settings.number("TimeoutSec")
 
     async def fetch(self, url: str) -> FetchedPage:
-        async with fetch_deadline(self.timeout), client(self.timeout, configured_reach("fetch")) as http:
-            session = McpSession(http, self.url)
-            await session.initialize()
-            navigated = await session.call_tool("browser_navigate", {"url": url})
+        async with fetch_deadline(self.timeout), self._session() as session:
+            navigated = await _call(session, "browser_navigate", {"url": url})
             status = _status(navigated)
             if self.wait_seconds:
-                await session.call_tool(
-                    "browser_wait_for", {"time": min(self.wait_seconds, MAX_MCP_WAIT_SECONDS)}
+                await _call(
+                    session, "browser_wait_for", {"time": min(self.wait_seconds, MAX_MCP_WAIT_SECONDS)}
                 )
             try:
-                html = _evaluated_text(await session.call_tool("browser_evaluate", {"function": OUTER_HTML}))
-                page = FetchedPage(
+                html = _evaluated_text(await _call(session, "browser_evaluate", {"function": OUTER_HTML}))
+                return FetchedPage(
                     _page_url(navigated, url), status, "text/html; charset=utf-8", html.encode()
                 )
             except ServiceFailure:  # a server without browser_evaluate: the snapshot is the page's text
-                snapshot = await session.call_tool("browser_snapshot", {})
-                page = FetchedPage(_page_url(snapshot, url), status, "text/markdown", snapshot.encode())
-            with contextlib.suppress(Exception):
-                await http.delete(self.url, headers={"Mcp-Session-Id": session.session_id or ""})
-            return page
+                snapshot = await _call(session, "browser_snapshot", {})
+                return FetchedPage(_page_url(snapshot, url), status, "text/markdown", snapshot.encode())
+
+    @contextlib.asynccontextmanager
+    async def _session(self) -> AsyncIterator[Client]:
+        """The MCP session, every request checked against the reach; its failures as ServiceFailure."""
+        try:
+            async with http_session(
+                self.url, {}, check_request=request_hook(configured_reach("fetch"))
+            ) as client:
+                yield client
+        except Exception as error:  # the SDK's task groups wrap what failed, ours included
+            failure = first_error(error)
+            if isinstance(failure, ServiceFailure | FinalFailure):  # a refused address among them
+                raise failure from None
+            raise ServiceFailure(f"the browser service at {self.url} failed: {_reason(failure)}") from None
+
+
+def _reason(failure: BaseException) -> str:
+    if (content_type := wrong_content_type(failure)) is not None:
+        return (
+            f"it answered with {content_type}, not {STREAMABLE_HTTP_TYPES}; check ServiceUrl in {FETCH_FILE}"
+        )
+    return failure.message if isinstance(failure, MCPError) else f"{type(failure).__name__}: {failure}"
+
+
+async def _call(session: Client, name: str, arguments: dict[str, Any]) -> str:
+    """The tool's text; ServiceFailure when the server refuses the call or reports an error."""
+    try:
+        result = await session.call_tool(name, arguments)
+    except MCPError as error:
+        raise ServiceFailure(f"the browser service refused tools/call: {error.message}") from None
+    text = "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))
+    if result.is_error:
+        raise ServiceFailure(f"the browser service's {name} failed: {' '.join(text.split())[:300]}")
+    return text
 
 
 def _status(text: str) -> int:
