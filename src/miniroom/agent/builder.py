@@ -14,6 +14,7 @@ from miniroom.agent.assembly import (
     agent_config,
     choose_thinking,
     record_model,
+    shell_sandbox,
     standard_tools,
     tool_filter,
 )
@@ -102,10 +103,13 @@ def _stored_model_name(session: Session) -> str | None:
 
 
 def _read_project(
-    settings_dir: Path, env: Mapping[str, str], variables: Mapping[str, str]
+    settings_dir: Path,
+    env: Mapping[str, str],
+    variables: Mapping[str, str],
+    defaults: ProfileSettings | None = None,
 ) -> tuple[ResolvedProfile, RetryPolicy, ExternalSettings]:
     """The project's settings files, as this agent resolves them; their warnings go to the log."""
-    resolved = resolve_profile(settings_dir, env, variables)
+    resolved = resolve_profile(settings_dir, env, variables, defaults=defaults or ProfileSettings())
     retry, retry_warnings = load_retry_policy(settings_dir)
     for warning in (*resolved.warnings, *retry_warnings):
         log.warning(warning)
@@ -126,6 +130,7 @@ def build_agent(
     external_tools: bool = True,
     command_line: CommandLine | None = None,
     max_tool_calls_per_turn: int | None = None,
+    profile_defaults: ProfileSettings | None = None,
 ) -> Agent:
     """Resolve profile and model, open the session (recording changes) and assemble the agent.
 
@@ -136,7 +141,7 @@ def build_agent(
     """
     agent_dir = agent_dir_from_env(env)
     settings_dir = cwd if project_dir is None else project_dir
-    resolved, retry, external = _read_project(settings_dir, env, model_variables or {})
+    resolved, retry, external = _read_project(settings_dir, env, model_variables or {}, profile_defaults)
     session = open_session(agent_dir, cwd, choice)
     web = session_web(session, load_catalogues(settings_dir))
     session, settings, retry = frozen_settings(
@@ -163,9 +168,10 @@ def build_agent(
         external,
         dataclasses.replace(web, warnings=()),  # logged once, here
     )
-    tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env, web)
+    sandbox = shell_sandbox(settings, cwd, settings_dir, env)
+    tools = standard_tools(skills, enabled, settings_dir, model_variables or {}, env, web, sandbox)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
-    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, extra_prompt, tool_allowlist)
+    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, extra_prompt, tool_allowlist, sandbox)
     use_servers = external_tools and bool(external.servers)
     servers = mcp_servers(external, cwd, model_variables or {}, env, enabled) if use_servers else None
     prompt, sent, offer = prompt_and_tools(facts, tools, command_line, servers)

@@ -13,6 +13,7 @@ from pathlib import Path
 from miniroom.agent.assembly import (
     agent_config,
     record_model,
+    shell_sandbox,
     standard_tools,
     tool_filter,
 )
@@ -113,9 +114,12 @@ class ChildBuilder:
         enabled = tool_filter(settings, self.tool_allowlist)
         without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
         web = session_web(session, self.web)
-        tools = standard_tools([], without_skills, self.settings_dir, self.model_variables, self.env, web)
+        sandbox = shell_sandbox(settings, self.cwd, self.settings_dir, self.env)
+        tools = standard_tools(
+            [], without_skills, self.settings_dir, self.model_variables, self.env, web, sandbox
+        )
         parts = PromptFacts(
-            self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.tool_allowlist
+            self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.tool_allowlist, sandbox
         )
         command_line = CommandLine(minimal=True, identity=MINIMAL_IDENTITY) if spec.minimal else None
         prompt, sent, offer = prompt_and_tools(parts, tools, command_line)

@@ -16,7 +16,7 @@ from miniroom.hooks.outcome import Outcome, combine, interpret
 from miniroom.hooks.payloads import SessionFacts, payload, stop_fields, tool_fields, tool_response
 from miniroom.hooks.runner import run_hook
 from miniroom.llm import AssistantMessage, ToolCall
-from miniroom.tools.shell import child_environment
+from miniroom.tools.process import child_environment
 
 log = logging.getLogger(__name__)
 

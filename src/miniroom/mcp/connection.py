@@ -35,7 +35,7 @@ from miniroom.mcp.session import (
 )
 from miniroom.mcp.stdio import STDERR_TAIL_LINES, gated_stdio
 from miniroom.mcp.tool import McpTool
-from miniroom.tools.shell import child_environment
+from miniroom.tools.process import child_environment
 
 log = logging.getLogger(__name__)
 

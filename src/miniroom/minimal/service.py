@@ -20,7 +20,7 @@ from miniroom.minimal.cli_path import path_with_cli
 from miniroom.minimal.grants import Clock, GrantRegistry, GroupCheck, ResponseGrant
 from miniroom.minimal.receipts import Owner, Receipt, ReceiptStore
 from miniroom.tools.environment import GRANT_TOKEN_VARIABLE, GRANT_URL_VARIABLE
-from miniroom.tools.shell import group_running
+from miniroom.tools.process import group_running
 
 Address = Callable[[], Awaitable[str]]  # the URL shell commands call; may start the server first
 
