@@ -31,7 +31,7 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -q
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium
 
-# The sandbox tests run real shells inside Debian's bubblewrap.
+# Agents served in rooms run their shells inside Debian's bubblewrap (the sandbox tests too).
 $(BWRAP):
 	$(SUDO) apt-get update -q
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q bubblewrap
@@ -39,8 +39,7 @@ $(BWRAP):
 # Agents in embedded rooms with the web chat at http://127.0.0.1:8765 (examples/config.yaml: one agent);
 # `make run PORT=9000` picks another port.
 PORT ?= 8765
-run: $(RUN_STAMP)
-	@[ -x $(BWRAP) ] || echo "miniroom: agents served in rooms run their shells in a sandbox: install it with 'apt-get install bubblewrap'"
+run: $(RUN_STAMP) $(BWRAP)
 	$(BIN)/miniroom serve --config examples/config.yaml --port $(PORT)
 
 test: lint typecheck unit fuzz
