@@ -7,6 +7,7 @@ RUN_STAMP := $(VENV)/.installed-run
 STAMP := $(VENV)/.installed
 
 CHROMIUM := /usr/bin/chromium
+BWRAP := /usr/bin/bwrap
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test test-fast lint typecheck unit fuzz bench clean
@@ -30,10 +31,15 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -q
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium
 
+# Agents served in rooms run their shells inside Debian's bubblewrap (the sandbox tests too).
+$(BWRAP):
+	$(SUDO) apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q bubblewrap
+
 # Agents in embedded rooms with the web chat at http://127.0.0.1:8765 (examples/config.yaml: one agent);
 # `make run PORT=9000` picks another port.
 PORT ?= 8765
-run: $(RUN_STAMP)
+run: $(RUN_STAMP) $(BWRAP)
 	$(BIN)/miniroom serve --config examples/config.yaml --port $(PORT)
 
 test: lint typecheck unit fuzz
@@ -50,7 +56,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) $(CHROMIUM)
+unit: $(STAMP) $(CHROMIUM) $(BWRAP)
 	$(BIN)/pytest -q --ignore=tests/fuzz
 
 # Property-based tests of every settings reader and the HTTP API inputs: bounded, derandomized examples.
@@ -59,7 +65,7 @@ fuzz: $(STAMP)
 
 # Every bench runs and prints its verdict; the target fails at the end when any budget was missed.
 BENCHES := startup loop_overhead subagent_overhead stream_receive session_load prompt_size fetch_convert \
-	mcp_connect room_decisions judgment_latency minimal_mode agent_cli page_load long_task
+	mcp_connect room_decisions judgment_latency minimal_mode agent_cli page_load long_task sandbox_cost
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py $(BENCHES:%=bench/%.py)
 

@@ -97,6 +97,8 @@ def clean_env(agent_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     env["MINI_AGENT_DIR"] = str(agent_dir)
     env["NO_PROXY"] = "127.0.0.1,localhost"
+    if env.get("PYTHONPATH"):  # the agents' shells run this checkout's miniroom-agent, as the tests' miniroom
+        env["MINI_TOOL_ENV"] = "PYTHONPATH"
     return env
 
 

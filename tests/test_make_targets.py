@@ -33,6 +33,7 @@ def installs(lines: list[str]) -> list[str]:
 def test_make_run_installs_only_the_base_package() -> None:
     lines = commands("run")
     assert installs(lines) == ["."]  # no Synapse, Playwright or mautrix to start embedded rooms
+    assert any("apt-get install -y -q bubblewrap" in line for line in lines), "the rooms' shell sandbox"
     assert lines[-1] == ".venv/bin/miniroom serve --config examples/config.yaml --port 8765"
 
 

@@ -96,3 +96,18 @@ def test_a_minimal_agents_bash_stops_after_the_profiles_minimal_bash_timeout(tmp
     assert isinstance(bash.built, BashTool)
     assert bash.built.default_timeout(ToolContext(tmp_path)) == 7
     assert "stops after 7 s" in agent.config.system_prompt
+
+
+def test_a_sandboxed_agent_is_told_what_its_shell_may_do(tmp_path: Path) -> None:
+    env = {**ENV, "MINI_AGENT_DIR": str(tmp_path / "mini"), "MINI_PROFILE_SANDBOX": "workspace"}
+    env.pop("AGENT_BACKEND", None)
+    agent = build_agent(None, tmp_path, env, SessionChoice())
+    agent.session.close()
+    assert agent.config.system_prompt.endswith(
+        "Shell commands run in a sandbox: only the working folder (not .git's config and hooks, .miniroom, "
+        "CLAUDE.md, AGENTS.md) and /tmp are writable, the home folder is hidden, there is no network, and "
+        "background jobs end when the command returns."
+    )
+    plain = build_agent(None, tmp_path, {**env, "MINI_PROFILE_SANDBOX": "off"}, SessionChoice())
+    plain.session.close()
+    assert "Shell commands run in a sandbox" not in plain.config.system_prompt

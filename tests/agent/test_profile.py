@@ -64,6 +64,8 @@ DEFAULTS = [
     ("minimalBashTimeout", "minimal_bash_timeout", 120),
     ("answerTimeout", "answer_timeout", 1800),
     ("maxAnswerBytes", "max_answer_bytes", 67_108_864),
+    ("sandbox", "sandbox", "off"),
+    ("sandboxNetwork", "sandbox_network", False),
 ]
 
 
@@ -555,7 +557,7 @@ YML_ERRORS = [
      "loadClaudeMd, loadAgentsMd, enabledTools, disabledTools, toolCallTimeout, firstByteTimeout, "
      "idleTimeout, maxModelRequests, maxOutputTokens, "
      "thinkingBudget, thinkingLevel, parallelBashThreads, readMaxLines, maxParallelAgents, systemPrompt, "
-     "sessionHeader, minimalBashTimeout, answerTimeout, maxAnswerBytes"),
+     "sessionHeader, minimalBashTimeout, answerTimeout, maxAnswerBytes, sandbox, sandboxNetwork"),
     ("profiles:\n  safe:\n    sessionHeader: 'X Session'\n",
      "3: profiles.safe.sessionHeader: must be an HTTP header name (letters, digits and '-', no spaces), got "
      "\"X Session\""),
@@ -752,3 +754,37 @@ def test_a_whole_number_too_long_to_convert_is_refused(tmp_path: Path) -> None:
         resolve_profile(tmp_path, {"MINI_PROFILE_READ_MAX_LINES": "9" * 5000})
     with pytest.raises(ProfileError, match="must be at most 2147483647, got 99999999999"):
         resolve_profile(tmp_path, {"MINI_PROFILE_READ_MAX_LINES": "99999999999"})
+
+
+# sandbox
+
+
+def test_sandbox_is_off_by_default_and_workspace_under_serve_defaults(tmp_path: Path) -> None:
+    from miniroom.agent.profile import SERVE_DEFAULTS
+
+    plain = resolve_profile(tmp_path, {})
+    served = resolve_profile(tmp_path, {}, defaults=SERVE_DEFAULTS)
+    assert (plain.settings.sandbox, plain.sources["sandbox"]) == ("off", "default")
+    assert (served.settings.sandbox, served.sources["sandbox"]) == ("workspace", "default")
+    assert served.settings.sandbox_network is False
+
+
+def test_sandbox_from_the_file_and_the_environment(tmp_path: Path) -> None:
+    write_profiles(tmp_path, "profiles:\n  open:\n    sandbox: off\n    sandboxNetwork: true\n")
+    from miniroom.agent.profile import SERVE_DEFAULTS
+
+    resolved = resolve_profile(tmp_path, {"AGENT_BACKEND": "mini:open"}, defaults=SERVE_DEFAULTS)
+    assert (resolved.settings.sandbox, resolved.sources["sandbox"]) == ("off", "profile")
+    assert resolved.settings.sandbox_network is True
+    env = {"MINI_PROFILE_SANDBOX": "Read-Only"}
+    assert resolve_profile(tmp_path, env).settings.sandbox == "read-only"
+    assert resolve_profile(tmp_path, env).sources["sandbox"] == "env"
+
+
+def test_a_bad_sandbox_mode_is_refused_with_the_choices(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError) as caught:
+        resolve_profile(tmp_path, {"MINI_PROFILE_SANDBOX": "strict"})
+    message = str(caught.value)
+    assert "MINI_PROFILE_SANDBOX" in message
+    for choice in ("'off'", "'workspace'", "'read-only'"):
+        assert choice in message

@@ -28,7 +28,8 @@ ALL_KEYS = {
     "loadClaudeMd", "loadAgentsMd", "enabledTools", "disabledTools", "toolCallTimeout", "firstByteTimeout",
     "idleTimeout", "maxModelRequests", "maxOutputTokens",
     "thinkingBudget", "thinkingLevel", "parallelBashThreads", "readMaxLines", "maxParallelAgents",
-    "systemPrompt", "sessionHeader", "minimalBashTimeout", "answerTimeout", "maxAnswerBytes",
+    "systemPrompt", "sessionHeader", "minimalBashTimeout", "answerTimeout", "maxAnswerBytes", "sandbox",
+    "sandboxNetwork",
 }  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -19,9 +20,10 @@ import yaml
 
 from miniroom.cli.serve import is_loopback_host
 from miniroom.server import create_app
-from miniroom.testing.scripted_provider import ScriptedProvider
+from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from miniroom.transports.embedded import RoomStore
 from tests.conftest import MINIROOM, clean_env
+from tests.processes import wait_until
 from tests.runtime.serve_process import free_port
 from tests.runtime.support import agent_entry, write_config
 from tests.web.support import client
@@ -176,3 +178,27 @@ def test_serve_warns_at_start_about_an_agent_model_without_a_key_and_still_start
         "deepseek/deepseek-v4-flash: none of MINI_API_KEY, DEEPSEEK_API_KEY is set." in output
     )
     assert "Agent scribe: No API key for openai/gpt-5: none of MINI_API_KEY, OPENAI_API_KEY is set." in output
+
+
+def test_serve_says_what_to_install_when_the_sandbox_cannot_be_made_and_runs_no_command(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    bare = tmp_path / "bin"  # a PATH with no bwrap on it
+    bare.mkdir()
+    command = f"touch {tmp_path}/ran.txt"
+    provider.script(Reply(tool_calls=[("bash", {"command": command})]), Reply(text="tried"))
+    config = scripted_config(tmp_path, provider)
+    env = {**clean_env(tmp_path / "mini"), "PATH": str(bare)}
+    with serving(config, env) as served:
+        assert (
+            "Agent helper: sandbox: workspace needs bubblewrap: apt-get install bubblewrap. Until then its "
+            "shell commands do not run; to run them unsandboxed instead, set sandbox: off in "
+            ".miniroom/miniagent.yml (or MINI_PROFILE_SANDBOX=off)"
+        ) in served.output()
+        posted = httpx.post(f"http://127.0.0.1:{served.port}/api/rooms/lobby/messages", json={"body": "go"})
+        assert posted.status_code == 201, posted.text
+        wait_until(lambda: len(provider.requests) >= 2, "the tool's answer reached the model")
+    result = json.dumps(provider.requests[1].body)
+    refusal = "sandbox: workspace needs bubblewrap: apt-get install bubblewrap. The command did not run."
+    assert refusal in result
+    assert not (tmp_path / "ran.txt").exists()

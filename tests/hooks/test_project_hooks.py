@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 from miniroom.hooks.config import load_hooks
-from miniroom.hooks.outcome import Finished
 from miniroom.hooks.payloads import SessionFacts
 from miniroom.hooks.project_hooks import MAX_CONTINUATIONS, ProjectHooks
 from miniroom.hooks.runner import run_hook
 from miniroom.llm import ToolCall
+from miniroom.tools.process import Finished
 from tests.agent_runs import write_settings
 
 

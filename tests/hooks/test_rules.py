@@ -8,7 +8,8 @@ import pytest
 
 from miniroom.hooks.deny import denying_rule, parse_deny_rule
 from miniroom.hooks.matcher import compile_matcher
-from miniroom.hooks.outcome import Finished, Outcome, combine, interpret
+from miniroom.hooks.outcome import Outcome, combine, interpret
+from miniroom.tools.process import Finished
 
 CWD = Path("/work/project")
 
@@ -91,52 +92,56 @@ def test_bad_deny_rules_say_how_to_write_one(text: str, message: str) -> None:
         parse_deny_rule(text)
 
 
+def finished(exit_code: int | None, stdout: str = "", stderr: str = "", failure: str = "") -> Finished:
+    return Finished(exit_code, stdout.encode(), stderr.encode(), failure=failure)
+
+
 RULE = "hooks.yml:3 (./check.sh)"
 
 
 @pytest.mark.parametrize(
     ("event", "finished", "expected"),
     [
-        ("PreToolUse", Finished(0, "", ""), Outcome()),
-        ("PreToolUse", Finished(2, "", "no rm here\n"), Outcome(block="no rm here")),
-        ("PreToolUse", Finished(2, '{"hookSpecificOutput": {"permissionDecision": "allow"}}', "x"),
+        ("PreToolUse", finished(0, "", ""), Outcome()),
+        ("PreToolUse", finished(2, "", "no rm here\n"), Outcome(block="no rm here")),
+        ("PreToolUse", finished(2, '{"hookSpecificOutput": {"permissionDecision": "allow"}}', "x"),
          Outcome(block="x")),
-        ("PreToolUse", Finished(2, "", ""),
+        ("PreToolUse", finished(2, "", ""),
          Outcome(block=f"The hook {RULE} exited with code 2 and gave no reason.")),
-        ("PreToolUse", Finished(0, '{"hookSpecificOutput": {"permissionDecision": "deny", '
+        ("PreToolUse", finished(0, '{"hookSpecificOutput": {"permissionDecision": "deny", '
                                    '"permissionDecisionReason": "not on main"}}'),
          Outcome(block="not on main")),
-        ("PreToolUse", Finished(0, '{"decision": "block", "reason": "legacy no"}'),
+        ("PreToolUse", finished(0, '{"decision": "block", "reason": "legacy no"}'),
          Outcome(block="legacy no")),
-        ("PreToolUse", Finished(0, '{"hookSpecificOutput": {"permissionDecision": "ask"}}'),
+        ("PreToolUse", finished(0, '{"hookSpecificOutput": {"permissionDecision": "ask"}}'),
          Outcome(block=f"The hook {RULE} asks for the user's confirmation of this call, which miniroom "
                        "cannot ask for, so the call was not run.")),
-        ("PreToolUse", Finished(0, '{"hookSpecificOutput": {"updatedInput": {"command": "ls"}, '
+        ("PreToolUse", finished(0, '{"hookSpecificOutput": {"updatedInput": {"command": "ls"}, '
                                    '"additionalContext": "checked"}}'),
          Outcome(context="checked", updated_input={"command": "ls"})),
-        ("PreToolUse", Finished(0, "plain text is only logged"), Outcome()),
-        ("PreToolUse", Finished(1, "", "oops\nmore"),
+        ("PreToolUse", finished(0, "plain text is only logged"), Outcome()),
+        ("PreToolUse", finished(1, "", "oops\nmore"),
          Outcome(notices=(f"hook {RULE} failed with exit code 1: oops",))),
-        ("PreToolUse", Finished(1, '{"hookSpecificOutput": {"permissionDecision": "deny"}}', ""),
+        ("PreToolUse", finished(1, '{"hookSpecificOutput": {"permissionDecision": "deny"}}', ""),
          Outcome(block=f"The hook {RULE} denied this call.",
                  notices=(f"hook {RULE} failed with exit code 1: no error output",))),
-        ("PreToolUse", Finished(None, failure="timed out after 10 seconds"),
+        ("PreToolUse", finished(None, failure="timed out after 10 seconds"),
          Outcome(notices=(f"hook {RULE} timed out after 10 seconds; it decided nothing",))),
-        ("PostToolUse", Finished(2, "", "tests fail now"), Outcome(context="tests fail now")),
-        ("PostToolUse", Finished(0, '{"decision": "block", "reason": "lint: 3 errors", '
+        ("PostToolUse", finished(2, "", "tests fail now"), Outcome(context="tests fail now")),
+        ("PostToolUse", finished(0, '{"decision": "block", "reason": "lint: 3 errors", '
                                     '"hookSpecificOutput": {"additionalContext": "see ruff"}}'),
          Outcome(context="lint: 3 errors\n\nsee ruff")),
-        ("UserPromptSubmit", Finished(0, "the time is 12:00\n"), Outcome(context="the time is 12:00")),
-        ("UserPromptSubmit", Finished(0, '{"decision": "block", "reason": "no secrets"}'),
+        ("UserPromptSubmit", finished(0, "the time is 12:00\n"), Outcome(context="the time is 12:00")),
+        ("UserPromptSubmit", finished(0, '{"decision": "block", "reason": "no secrets"}'),
          Outcome(block="no secrets")),
-        ("SessionStart", Finished(0, "on branch main"), Outcome(context="on branch main")),
-        ("SessionStart", Finished(2, "", "bad"),
+        ("SessionStart", finished(0, "on branch main"), Outcome(context="on branch main")),
+        ("SessionStart", finished(2, "", "bad"),
          Outcome(notices=(f"hook {RULE} (SessionStart) exited with code 2: bad",))),
-        ("Stop", Finished(2, "", "run the tests"), Outcome(block="run the tests")),
-        ("Stop", Finished(0, '{"hookSpecificOutput": {"additionalContext": "and lint"}}'),
+        ("Stop", finished(2, "", "run the tests"), Outcome(block="run the tests")),
+        ("Stop", finished(0, '{"hookSpecificOutput": {"additionalContext": "and lint"}}'),
          Outcome(block="and lint")),
-        ("PreCompact", Finished(0, '{"decision": "block"}'), Outcome(block=f"The hook {RULE} blocked this.")),
-        ("PreCompact", Finished(0, '{"systemMessage": "heads up", "continue": false}'),
+        ("PreCompact", finished(0, '{"decision": "block"}'), Outcome(block=f"The hook {RULE} blocked this.")),
+        ("PreCompact", finished(0, '{"systemMessage": "heads up", "continue": false}'),
          Outcome(notices=(f"hook {RULE} says: heads up",
                           f"hook {RULE} answered continue: false, which miniroom does not support; it was "
                           "ignored (block with exit code 2 or a decision instead)"))),

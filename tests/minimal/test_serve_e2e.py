@@ -27,7 +27,8 @@ from tests.runtime.support import agent_entry, write_config
 AGENT_CLI = str(Path(sys.executable).with_name("miniroom-agent"))
 HELPER = "@helper:miniroom.local"
 CALL = "9d2e6a10-0000-4000-8000-00000000000a"
-SAVE_GRANT = "env | grep MINIROOM_AGENT_"  # the grant's variables, for the test's own miniroom-agent
+# The grant's variables, for the test's own miniroom-agent (outside the sandbox: by the URL, not the socket)
+SAVE_GRANT = "env | grep -E '^MINIROOM_AGENT_(URL|TOKEN)='"
 
 
 @pytest.fixture
@@ -146,9 +147,18 @@ def test_a_grant_reaches_only_its_conversation_and_ends_with_its_response(
     )
 
 
+@pytest.fixture
+def unsandboxed(tmp_path: Path, provider: ScriptedProvider) -> Iterator[ServeProcess]:
+    """serve with `sandbox: off`: only there does a background job outlive its command."""
+    process = serve_process(tmp_path, provider, MINI_PROFILE_SANDBOX="off")
+    yield process
+    process.kill()
+
+
 def test_a_background_job_keeps_the_grant_for_reading_until_it_ends(
-    tmp_path: Path, serve: ServeProcess, provider: ScriptedProvider
+    tmp_path: Path, unsandboxed: ServeProcess, provider: ScriptedProvider
 ) -> None:
+    serve = unsandboxed
     workspace = held_workspace(tmp_path)
     provider.script(
         bash(

@@ -72,7 +72,8 @@ async def test_stopping_the_runtime_stops_the_subagent_and_closes_its_thread(
     provider.script_for(
         "CHILD", Reply(tool_calls=[("bash", {"command": f"echo $$ > {pid_file}; exec sleep 1004"})])
     )
-    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+    # Unsandboxed, so the shell can say its pid outside (tests/tools/test_sandbox.py: the sandboxed tree dies)
+    async with running_rooms(tmp_path, provider, AGENTS, env={"MINI_PROFILE_SANDBOX": "off"}) as rooms:
         rooms.post("take a nap in a subagent")
         await until(lambda: pid_file.exists() and runs(int(pid_file.read_text() or 0), NAP), "the nap runs")
         pid = int(pid_file.read_text())

@@ -92,7 +92,8 @@ def test_serve_stops_on_sighup_and_its_tool_processes_die(tmp_path: Path, provid
     pid_file = tmp_path / "sleep.pid"
     command = f"echo $$ > {pid_file}; exec sleep 1002"
     provider.script(Reply(tool_calls=[("bash", {"command": command})]), Reply(text="not reached"))
-    process, base = start_serve(tmp_path, provider)
+    # Unsandboxed, so the shell can say its pid outside (tests/tools/test_sandbox.py: the sandboxed tree dies)
+    process, base = start_serve(tmp_path, provider, MINI_PROFILE_SANDBOX="off")
     try:
         assert httpx.post(f"{base}api/rooms/lobby/messages", json={"body": "sleep"}).status_code == 201
         pid = wait_for_process(pid_file, ["sleep", "1002"])

@@ -17,15 +17,14 @@ import pytest
 from miniroom.engine.tool import ToolError
 from miniroom.tools.capture import OutputCapture
 from miniroom.tools.output import MAX_OUTPUT_BYTES
-from miniroom.tools.shell import (
+from miniroom.tools.process import (
     GATE_ARGV,
     KILL_GRACE_SECONDS,
     NON_INTERACTIVE_ENV,
-    ShellCommand,
     child_environment,
-    one_line_summary,
     shell_argv,
 )
+from miniroom.tools.shell import ShellCommand, one_line_summary
 
 # Six processes: the shell, a background child, a subshell with its own child, and a nested bash with its
 # own child. Each appends its PID to `pids`, so a test can check that the whole tree is gone.

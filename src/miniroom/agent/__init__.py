@@ -18,7 +18,13 @@ if typing.TYPE_CHECKING:
     from miniroom.agent.minimal import CliMode, shell_problems, unavailable_message
     from miniroom.agent.modes import switch_mode
     from miniroom.agent.options import AgentOptions
-    from miniroom.agent.profile import PROFILE_NAME, ProfileSettings, resolve_profile
+    from miniroom.agent.profile import (
+        PROFILE_NAME,
+        SERVE_DEFAULTS,
+        ProfileSettings,
+        SandboxMode,
+        resolve_profile,
+    )
     from miniroom.agent.prompt import BASE_PROMPT
     from miniroom.agent.session_settings import plain_value
     from miniroom.agent.subagents.child import STOP_NOTE_TYPE
@@ -31,6 +37,7 @@ __all__ = [
     "BASE_PROMPT",
     "CHILD_EVENT_KEY",
     "PROFILE_NAME",
+    "SERVE_DEFAULTS",
     "STOP_NOTE_TYPE",
     "VALIDATORS",
     "AgentOptions",
@@ -39,6 +46,7 @@ __all__ = [
     "ProfileError",
     "ProfileSettings",
     "ResponseScope",
+    "SandboxMode",
     "SessionChoice",
     "SubagentStatus",
     "build_agent",

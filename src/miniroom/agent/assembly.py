@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from miniroom.agent.context_files import ContextFile, load_context_files, render
 from miniroom.agent.profile import (
     ProfileSettings,
 )
-from miniroom.agent.prompt import BASE_PROMPT, FORMS_PROMPT, system_prompt
+from miniroom.agent.prompt import BASE_PROMPT, FORMS_PROMPT, sandbox_prompt, system_prompt
 from miniroom.agent.skills import Skill, render_skill_list
 from miniroom.agent.tool_names import allowed_with_requirements
 from miniroom.engine import (
@@ -27,7 +28,7 @@ from miniroom.llm import (
     ThinkingLevel,
     agent_dir_from_env,
 )
-from miniroom.tools import BUILTIN_TOOL_NAMES, OutputFolder, builtin_tools
+from miniroom.tools import BUILTIN_TOOL_NAMES, OutputFolder, Sandbox, builtin_tools
 from miniroom.web import WebCatalogues, web_tools
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,8 @@ def prompt_parts(
         parts.append(context)
     if skills:  # without load_skill only the line asking to load one goes; the list still informs
         parts.append(render_skill_list(skills, load_skill_enabled=enabled("load_skill")))
+    if settings.sandbox != "off" and enabled("bash"):
+        parts.append(sandbox_prompt(settings.sandbox, settings.sandbox_network))
     return parts
 
 
@@ -131,6 +134,7 @@ def standard_tools(
     model_variables: Mapping[str, str],
     env: Mapping[str, str],
     catalogues: WebCatalogues,
+    sandbox: Sandbox | None = None,
 ) -> list[Tool]:
     """The built-in tools the settings enable, then fetch and search over `catalogues` (the lists the session
     keeps): those stand apart from the profile's lists and exist while their catalogue has an enabled service.
@@ -139,7 +143,25 @@ def standard_tools(
     web, warnings = web_tools(settings_dir, model_variables, env, agent_dir_from_env(env), output, catalogues)
     for warning in warnings:
         log.warning(warning)
-    return [tool for tool in builtin_tools(skills, output) if enabled(tool.name)] + web
+    return [tool for tool in builtin_tools(skills, output, sandbox) if enabled(tool.name)] + web
+
+
+def shell_sandbox(
+    settings: ProfileSettings, cwd: Path, settings_dir: Path, env: Mapping[str, str]
+) -> Sandbox | None:
+    """Where the agent's shells run, per its profile (None: unsandboxed): its working folder, with miniroom's
+    own hidden: the home, the sessions (MINI_AGENT_DIR), the settings folder when the agent works elsewhere
+    (serve's config.yaml and .env), the data folder, and the user's runtime folder (agent sockets)."""
+    if settings.sandbox == "off":
+        return None
+    hidden = [Path.home(), agent_dir_from_env(env), Path(f"/run/user/{os.getuid()}")]
+    if settings_dir.resolve() != cwd.resolve():
+        hidden.append(settings_dir)
+    for variable in ("MINIROOM_CONFIG", "MINIROOM_DATA_DIR"):
+        if env.get(variable):
+            path = Path(env[variable]).expanduser()
+            hidden.append(path.parent if variable == "MINIROOM_CONFIG" else path)
+    return Sandbox(settings.sandbox, cwd, hidden=tuple(hidden), network=settings.sandbox_network)
 
 
 def agent_config(

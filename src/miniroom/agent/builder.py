@@ -14,6 +14,7 @@ from miniroom.agent.assembly import (
     agent_config,
     choose_thinking,
     record_model,
+    shell_sandbox,
     standard_tools,
     tool_filter,
 )
@@ -102,10 +103,13 @@ def _stored_model_name(session: Session) -> str | None:
 
 
 def _read_project(
-    settings_dir: Path, env: Mapping[str, str], variables: Mapping[str, str]
+    settings_dir: Path,
+    env: Mapping[str, str],
+    variables: Mapping[str, str],
+    defaults: ProfileSettings | None = None,
 ) -> tuple[ResolvedProfile, RetryPolicy, ExternalSettings]:
     """The project's settings files, as this agent resolves them; their warnings go to the log."""
-    resolved = resolve_profile(settings_dir, env, variables)
+    resolved = resolve_profile(settings_dir, env, variables, defaults=defaults or ProfileSettings())
     retry, retry_warnings = load_retry_policy(settings_dir)
     for warning in (*resolved.warnings, *retry_warnings):
         log.warning(warning)
@@ -128,7 +132,7 @@ def build_agent(
     agent_dir = agent_dir_from_env(env)
     settings_dir = options.settings_dir(cwd)
     variables = options.model_variables
-    resolved, retry, external = _read_project(settings_dir, env, variables)
+    resolved, retry, external = _read_project(settings_dir, env, variables, options.profile_defaults)
     session = open_session(agent_dir, cwd, choice)
     web = session_web(session, load_catalogues(settings_dir))
     session, settings, retry = frozen_settings(
@@ -149,10 +153,11 @@ def build_agent(
         dataclasses.replace(web, warnings=()),  # logged once, here
     )
     children = ChildBuilder(model, thinking, cwd, env, options, inherited)
-    tools = standard_tools(skills, enabled, settings_dir, variables, env, web)
+    sandbox = shell_sandbox(settings, cwd, settings_dir, env)
+    tools = standard_tools(skills, enabled, settings_dir, variables, env, web, sandbox)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
     facts = PromptFacts(
-        cwd, agent_dir, settings, skills, enabled, options.extra_prompt, options.tool_allowlist
+        cwd, agent_dir, settings, skills, enabled, options.extra_prompt, options.tool_allowlist, sandbox
     )
     use_servers = options.external_tools and bool(external.servers)
     servers = mcp_servers(external, cwd, variables, env, enabled) if use_servers else None

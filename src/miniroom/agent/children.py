@@ -13,6 +13,7 @@ from pathlib import Path
 from miniroom.agent.assembly import (
     agent_config,
     record_model,
+    shell_sandbox,
     standard_tools,
     tool_filter,
 )
@@ -123,11 +124,19 @@ class ChildBuilder:
         enabled = tool_filter(settings, self.options.tool_allowlist)
         without_skills = lambda name: enabled(name) and name != "load_skill"  # noqa: E731
         web = session_web(session, self.root.web)
+        sandbox = shell_sandbox(settings, self.cwd, self.settings_dir, self.env)
         tools = standard_tools(
-            [], without_skills, self.settings_dir, self.options.model_variables, self.env, web
+            [], without_skills, self.settings_dir, self.options.model_variables, self.env, web, sandbox
         )
         parts = PromptFacts(
-            self.cwd, agent_dir, settings, [], without_skills, SUBAGENT_PROMPT, self.options.tool_allowlist
+            self.cwd,
+            agent_dir,
+            settings,
+            [],
+            without_skills,
+            SUBAGENT_PROMPT,
+            self.options.tool_allowlist,
+            sandbox,
         )
         command_line = CliMode(minimal=True, identity=MINIMAL_IDENTITY) if spec.minimal else None
         prompt, sent, offer = prompt_and_tools(parts, tools, command_line)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from miniroom.agent.assembly import ToolFilter, prompt_parts, standard_tools, tool_filter
+from miniroom.agent.assembly import ToolFilter, prompt_parts, shell_sandbox, standard_tools, tool_filter
 from miniroom.agent.context_files import load_context_files
 from miniroom.agent.minimal import (
     CLI_HINT,
@@ -27,7 +27,7 @@ from miniroom.agent.tool_names import AGENT_TOOL_NAMES
 from miniroom.agent.toolkits import mcp_toolkit, offered_through_cli, toolkit_names
 from miniroom.engine import Agent, CliOffer, ClosableTool, Tool, ToolSource
 from miniroom.llm import agent_dir_from_env
-from miniroom.tools import DeclaredTool
+from miniroom.tools import DeclaredTool, OutputFolder, Sandbox
 from miniroom.web import load_catalogues
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ class PromptFacts:
     enabled: ToolFilter
     extra_prompt: str
     tool_allowlist: Collection[str] | None
+    sandbox: Sandbox | None = None  # where its shell commands run
 
 
 def prompt_and_tools(
@@ -79,7 +80,12 @@ def prompt_and_tools(
     prompt = minimal_prompt(
         command_line, cwd, names, toolkit_names(offer.tools) + mcp, settings.minimal_bash_timeout
     )
-    bash = DeclaredTool("miniroom.tools.minimal_bash:MinimalBashTool", settings.minimal_bash_timeout)
+    bash = DeclaredTool(
+        "miniroom.tools.minimal_bash:MinimalBashTool",
+        settings.minimal_bash_timeout,
+        OutputFolder(),
+        facts.sandbox,
+    )
     return prompt, [bash], offer
 
 
@@ -99,8 +105,9 @@ def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CliMode) -> 
         if isinstance(tool, ClosableTool):
             tool.close()
     web = session_web(agent.session, load_catalogues(cwd))
-    tools = standard_tools(skills, enabled, cwd, {}, env, web) + kept
-    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None)
+    sandbox = shell_sandbox(settings, cwd, cwd, env)
+    tools = standard_tools(skills, enabled, cwd, {}, env, web, sandbox) + kept
+    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None, sandbox)
     from miniroom.mcp.manager import McpTools  # without the SDK: it connects nothing
 
     servers = next((source for source in agent.sources() if isinstance(source, McpTools)), None)

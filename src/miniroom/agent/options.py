@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from miniroom.agent.minimal import CliMode
+from miniroom.agent.profile import ProfileSettings
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class AgentOptions:
     external_tools: bool = True
     command_line: CliMode | None = None  # shell commands reach the agent's other tools
     max_tool_calls_per_turn: int | None = None
+    profile_defaults: ProfileSettings | None = None  # what a setting no file sets is (serve: a sandbox)
 
     def settings_dir(self, cwd: Path) -> Path:
         return cwd if self.project_dir is None else self.project_dir

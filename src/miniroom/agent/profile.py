@@ -29,6 +29,7 @@ from miniroom.tools import BUILTIN_TOOL_NAMES
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 ENV_PREFIX = "MINI_PROFILE_"
 Source = Literal["default", "profile", "env", "model"]
+SandboxMode = Literal["off", "workspace", "read-only"]
 WHERE = {"env": "in the process environment", "model": "in the model's variables"}
 _NO_VARIABLES: Mapping[str, str] = MappingProxyType({})
 
@@ -56,6 +57,8 @@ class ProfileSettings:
     minimal_bash_timeout: int = 120  # seconds a minimal-mode bash command runs unless the model says less
     answer_timeout: int = 1800  # seconds one provider answer may take in all, however steadily it comes
     max_answer_bytes: int = 64 * 1024 * 1024  # bytes one provider answer may bring (as received)
+    sandbox: SandboxMode = "off"  # the command that builds the agent may pass another default (serve)
+    sandbox_network: bool = False  # whether sandboxed commands reach the network
 
     def tool_enabled(self, name: str) -> bool:
         """Whether the profile lets this tool in; tools a profile cannot filter always are."""
@@ -78,6 +81,8 @@ class ProfileSettings:
 
 SETTING_NAMES: tuple[str, ...] = tuple(item.name for item in fields(ProfileSettings))
 _DEFAULTS = ProfileSettings()
+# Agents in rooms take instructions from other people: their shells are sandboxed unless a profile says not.
+SERVE_DEFAULTS = ProfileSettings(sandbox="workspace")
 _LIST_KEYS = ("enabledTools", "disabledTools")
 
 
@@ -183,7 +188,7 @@ def _from_text(attr: str, text: str) -> object:
         return [name.strip() for name in value.split(",") if name.strip()]
     if attr == "system_prompt":
         return text  # a prompt keeps its own whitespace
-    if attr == "thinking_level":
+    if attr in ("thinking_level", "sandbox"):
         return value.lower()
     if attr == "session_header":
         return value
@@ -278,9 +283,11 @@ def _raise_for(problems: Sequence[VariableProblem], where: str) -> None:
         raise ProfileError("\n".join(f"{problem.name} {where}: {problem.message}" for problem in problems))
 
 
-def _merge(layers: Sequence[tuple[Source, Mapping[str, Any]]]) -> tuple[dict[str, Any], dict[str, str]]:
+def _merge(
+    layers: Sequence[tuple[Source, Mapping[str, Any]]], defaults: ProfileSettings = _DEFAULTS
+) -> tuple[dict[str, Any], dict[str, str]]:
     """Lay each source over the ones below it; returns camelCase values and their sources."""
-    values = {camel_key(attr): getattr(_DEFAULTS, attr) for attr in SETTING_NAMES}
+    values = {camel_key(attr): getattr(defaults, attr) for attr in SETTING_NAMES}
     sources = dict.fromkeys(values, "default")
     for source, layer in layers:
         if any(key in layer for key in _LIST_KEYS):
@@ -305,9 +312,14 @@ def _list_source(attr: str, source: str, name: str | None) -> str:
 
 
 def resolve_profile(
-    project_dir: Path, process_env: Mapping[str, str], model_variables: Mapping[str, str] = _NO_VARIABLES
+    project_dir: Path,
+    process_env: Mapping[str, str],
+    model_variables: Mapping[str, str] = _NO_VARIABLES,
+    *,
+    defaults: ProfileSettings = _DEFAULTS,
 ) -> ResolvedProfile:
-    """The settings for an agent of this project and model; raises ProfileError for every hard error."""
+    """The settings for an agent of this project and model; raises ProfileError for every hard error.
+    `defaults` are the command's own (`serve` sandboxes by default, `run`/`chat` do not)."""
     profile_file = project_dir / PROFILE_FILE
     profiles, problems = read_profiles(profile_file)
     errors = [problem for problem in problems if problem.severity == "error"]
@@ -327,7 +339,7 @@ def resolve_profile(
         ("env", env_settings),
         ("model", _variable_settings(model_variables)[0]),
     ]
-    values, sources = _merge(layers)
+    values, sources = _merge(layers, defaults)
     settings = ProfileSettings(**{attr: _frozen(values[camel_key(attr)]) for attr in SETTING_NAMES})
     if settings.disabled_tools == ():
         warnings.append(

@@ -4,7 +4,7 @@ only when a profile is read, so a project without one does not build it."""
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, field_validator, model_validator
 
@@ -62,6 +62,8 @@ class ProfileFields(SettingsModel):
     minimal_bash_timeout: OptionalPositiveWhole = None
     answer_timeout: OptionalPositiveWhole = None
     max_answer_bytes: OptionalPositiveWhole = None
+    sandbox: Annotated[Literal["off", "workspace", "read-only"] | None, BeforeValidator(_yaml_off)] = None
+    sandbox_network: bool | None = None
 
     @field_validator("enabled_tools")
     @classmethod

@@ -21,6 +21,23 @@ it agent.form with one field per line: `Label` or `Label: choice | choice`. The 
 message."""
 
 
+def sandbox_prompt(mode: str, network: bool) -> str:
+    """What a sandboxed shell may do, so the model knows why a write, a download or a daemon fails."""
+    writable = (
+        "only /tmp is writable"
+        if mode == "read-only"
+        else (
+            "only the working folder (not .git's config and hooks, .miniroom, CLAUDE.md, AGENTS.md) and /tmp "
+            "are writable"
+        )
+    )
+    reach = "the network is open" if network else "there is no network"
+    return (
+        f"Shell commands run in a sandbox: {writable}, the home folder is hidden, {reach}, and background "
+        "jobs end when the command returns."
+    )
+
+
 def system_prompt(cwd: Path, base: str = BASE_PROMPT, today: date | None = None) -> str:
     return f"{base}\n\nWorking folder: {cwd}\nToday's date: {(today or date.today()).isoformat()}"
 

@@ -46,8 +46,15 @@ def split_url(url: str) -> tuple[str, str, int]:
 
 
 def request(
-    url: str, method: str, target: str, headers: dict[str, str], body: bytes, timeout: float
+    url: str,
+    method: str,
+    target: str,
+    headers: dict[str, str],
+    body: bytes,
+    timeout: float,
+    via: str | None = None,
 ) -> Answer:
+    """`via`: a Unix socket to send an http:// request through (a sandbox's relay to `url`)."""
     scheme, host, port = split_url(url)
     if scheme == "https":
         return _https(host, port, method, target, headers, body, timeout)
@@ -55,7 +62,7 @@ def request(
     head += [f"{name}: {value}" for name, value in headers.items()]
     head.append(f"Content-Length: {len(body)}")
     data = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
-    connection = _connect(host, port, timeout)
+    connection = _connect_unix(via, timeout) if via else _connect(host, port, timeout)
     try:
         try:
             connection.sendall(data)
@@ -89,6 +96,17 @@ def _connect(host: str, port: int, timeout: float) -> _socket.socket:
     except OSError as error:
         connection.close()
         raise Unreachable(_reason(error)) from None
+    return connection
+
+
+def _connect_unix(path: str, timeout: float) -> _socket.socket:
+    connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    connection.settimeout(timeout)
+    try:
+        connection.connect(path)
+    except OSError as error:
+        connection.close()
+        raise Unreachable(f"{_reason(error)} (through {path})") from None
     return connection
 
 

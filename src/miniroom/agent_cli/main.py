@@ -14,6 +14,7 @@ from miniroom.agent_cli.http import Answer, Interrupted, Unreachable, request
 URL_VARIABLE = "MINIROOM_AGENT_URL"  # given to each shell command with its grant (tools.environment)
 TOKEN_VARIABLE = "MINIROOM_AGENT_TOKEN"
 PRIMARY_URL_VARIABLE = "MINIROOM_AGENT_CLI_PRIMARY_URL"  # a worker's way to miniroom, when set
+SOCKET_VARIABLE = "MINIROOM_AGENT_SOCKET"  # in a sandbox without network: the relay to the URL
 API = "/api/agent/"
 STATUS_HEADER = "miniroom-call-status"
 DEFAULT_WAIT = 30.0
@@ -319,7 +320,8 @@ def _send(method: str, target: str, body: bytes, wait: float, call_id: str | Non
     if body:
         headers["Content-Type"] = "application/json"
     try:
-        answer = request(url, method, target, headers, body, wait + REQUEST_SECONDS)
+        via = None if os.environ.get(PRIMARY_URL_VARIABLE) else os.environ.get(SOCKET_VARIABLE)
+        answer = request(url, method, target, headers, body, wait + REQUEST_SECONDS, via)
     except Unreachable as problem:
         return _error(UNREACHABLE, f"cannot reach miniroom at {url} ({problem}); no call was made")
     except Interrupted as problem:

@@ -21,21 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from miniroom.tools import Finished
+
 BLOCKING_EXIT = 2
 CAN_BLOCK = frozenset({"PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"})
 STDOUT_IS_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart"})
 GO_ON_EVENTS = frozenset({"Stop", "SubagentStop"})
 MAX_TEXT = 10_000  # characters of one hook's context or reason
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A hook command's end: `exit_code` None when it did not finish, `failure` saying why."""
-
-    exit_code: int | None
-    stdout: str = ""
-    stderr: str = ""
-    failure: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,13 +111,13 @@ def _from_json(event: str, data: dict[str, Any], rule: str, notices: list[str]) 
 
 
 def _blocking_exit(event: str, finished: Finished, rule: str) -> Outcome:
-    data = _json_object(finished.stdout) or {}
+    data = _json_object(finished.text(1)) or {}
     specific = data.get("hookSpecificOutput")
     json_reason = _text(data.get("reason")) or _text(
         specific.get("permissionDecisionReason") if isinstance(specific, dict) else None
     )
     reason = (
-        json_reason or _capped(finished.stderr) or f"The hook {rule} exited with code 2 and gave no reason."
+        json_reason or _capped(finished.text(2)) or f"The hook {rule} exited with code 2 and gave no reason."
     )
     if event in CAN_BLOCK:
         return Outcome(block=reason)
@@ -142,12 +134,13 @@ def interpret(event: str, finished: Finished, rule: str) -> Outcome:
         return _blocking_exit(event, finished, rule)
     notices = []
     if finished.exit_code != 0:
-        first = finished.stderr.strip().splitlines()[0] if finished.stderr.strip() else "no error output"
+        stderr = finished.text(2).strip()
+        first = stderr.splitlines()[0] if stderr else "no error output"
         notices.append(f"hook {rule} failed with exit code {finished.exit_code}: {first}")
-    data = _json_object(finished.stdout)
+    data = _json_object(finished.text(1))
     if data is not None:
         return _from_json(event, data, rule, notices)
-    context = _capped(finished.stdout) if finished.exit_code == 0 and event in STDOUT_IS_CONTEXT else ""
+    context = _capped(finished.text(1)) if finished.exit_code == 0 and event in STDOUT_IS_CONTEXT else ""
     return Outcome(context=context, notices=tuple(notices))
 
 

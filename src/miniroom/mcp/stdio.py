@@ -1,20 +1,20 @@
-"""The stdio transport for MCP servers, with the tool processes' discipline.
+"""The stdio transport for MCP servers, started as every child is (`tools.process`).
 
-The SDK's own stdio transport gives a server a whitelisted environment, waits up to 4 s for one that will not
-exit, and hides its pid. This one runs the server in a process group of its own behind the shell's gate (it
-starts only once the reaper watches the group, so not even a kill -9 of miniroom leaves it running), with
-the tools' environment, keeps the tail of its stderr for error messages, and on close kills the whole group
-at once: a stopping session never waits for a server.
+The SDK's own stdio transport gives a server a whitelisted environment of its own, waits up to 4 s for one
+that will not exit, and hides its pid, so it cannot put the server in a watched process group. This one
+takes the gated argv and environment from `tools.process.prepare` (the server starts only once the reaper
+watches its group, so not even a kill -9 of miniroom leaves it running), streams its stdio through anyio as
+the SDK's session needs, keeps the tail of its stderr for error messages, and on close stops the whole group
+with the one kill policy. Servers run outside the agents' sandbox: they are the user's own programs, which
+usually need the network and their own credentials.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import signal
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -24,7 +24,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from anyio.streams.text import TextReceiveStream
 from mcp.shared.message import SessionMessage
 
-from miniroom.tools import GATE_LINE, STDIN_GATE_ARGV, process_reaper
+from miniroom.tools import GATE_LINE, ChildSpec, kill_tree, prepare, process_reaper
 
 log = logging.getLogger(__name__)
 
@@ -86,11 +86,6 @@ async def _keep_stderr(stderr: ByteReceiveStream, tail: deque[str], server: str)
         tail.append(line)
 
 
-def _kill_group(pgid: int) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
 @asynccontextmanager
 async def gated_stdio(
     server: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str], stderr_tail: deque[str]
@@ -98,9 +93,8 @@ async def gated_stdio(
     tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 ]:
     """Run `argv` as the MCP server `server` and speak JSON-RPC lines over its stdin and stdout."""
-    process = await anyio.open_process(
-        [*STDIN_GATE_ARGV, *argv], cwd=cwd, env=dict(env), start_new_session=True
-    )
+    gated, environment, _ = await prepare(ChildSpec(argv, env, cwd, stdin=b""))  # no sandbox: no relay
+    process = await anyio.open_process(gated, cwd=cwd, env=environment, start_new_session=True)
     process_reaper().watch(process.pid)  # its own session: the group id is the pid
     assert process.stdin is not None
     assert process.stdout is not None
@@ -116,12 +110,12 @@ async def gated_stdio(
             try:
                 yield incoming, outgoing
             finally:
-                _kill_group(process.pid)
                 tasks.cancel_scope.cancel()
     finally:
-        _kill_group(process.pid)
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_REAP_SECONDS):
-            await process.aclose()
+        with anyio.CancelScope(shield=True):
+            await kill_tree(process.pid)
+            with anyio.move_on_after(_REAP_SECONDS):
+                await process.aclose()
         process_reaper().release(process.pid)
         for stream in (incoming, outgoing, incoming_writer, outgoing_reader):
             await stream.aclose()

@@ -36,21 +36,28 @@ if typing.TYPE_CHECKING:
         open_regular_file,
         read_file_inside,
     )
-    from miniroom.tools.read import MAX_IMAGE_BYTES, SNIFF_BYTES, image_mime, read_line_cap
-    from miniroom.tools.reaper import process_reaper
-    from miniroom.tools.shell import (
+    from miniroom.tools.process import (
         DRAIN_SECONDS,
         GATE_ARGV,
         GATE_LINE,
+        MAX_KEPT_BYTES,
         NON_INTERACTIVE_ENV,
         STDIN_GATE_ARGV,
+        ChildSpec,
+        Finished,
+        StartFailure,
         child_environment,
         group_running,
         kill_tree,
-        one_line_summary,
+        prepare,
         release_if_done,
         shell_argv,
     )
+    from miniroom.tools.process import run as run_process
+    from miniroom.tools.read import MAX_IMAGE_BYTES, SNIFF_BYTES, image_mime, read_line_cap
+    from miniroom.tools.reaper import process_reaper
+    from miniroom.tools.sandbox import Sandbox, sandbox_problem
+    from miniroom.tools.shell import one_line_summary
     from miniroom.tools.skill_file import SkillFormatError, split_front_matter
     from miniroom.tools.todo_write import latest_todos, render_todos
 
@@ -64,6 +71,7 @@ __all__ = [
     "GRANT_TOKEN_VARIABLE",
     "GRANT_URL_VARIABLE",
     "MAX_IMAGE_BYTES",
+    "MAX_KEPT_BYTES",
     "MAX_OUTPUT_BYTES",
     "MAX_OUTPUT_LINES",
     "NON_INTERACTIVE_ENV",
@@ -72,13 +80,17 @@ __all__ = [
     "STDIN_GATE_ARGV",
     "TOOL_REQUIRES",
     "BuiltinTool",
+    "ChildSpec",
     "DeclaredTool",
+    "Finished",
     "Grant",
     "InsidePath",
     "OutputFolder",
     "OutsideError",
     "Params",
+    "Sandbox",
     "SkillFormatError",
+    "StartFailure",
     "Ticket",
     "UntimedDeclaredTool",
     "builtin_tool_classes",
@@ -95,11 +107,14 @@ __all__ = [
     "one_line_summary",
     "open_inside",
     "open_regular_file",
+    "prepare",
     "process_reaper",
     "read_file_inside",
     "read_line_cap",
     "release_if_done",
     "render_todos",
+    "run_process",
+    "sandbox_problem",
     "shell_argv",
     "split_front_matter",
     "tool_environment",

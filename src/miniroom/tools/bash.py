@@ -42,7 +42,7 @@ class BashTool(KeepsOutput, BuiltinTool[BashParams]):
 
     async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         timeout = effective_timeout(params.timeout or self.default_timeout(ctx), ctx)
-        shell = ShellCommand(params.command, ctx.cwd, timeout, output=self._output)
+        shell = ShellCommand(params.command, ctx.cwd, timeout, output=self._output, sandbox=self._sandbox)
         outcome, media = await run_granted(shell, ctx.value(GRANT))
         result = ToolResult.text(outcome.report(), is_error=outcome.failed, **outcome.details())
         result.content.extend(media)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from miniroom.engine import Tool
 from miniroom.tools.declared import DeclaredTool, declared_spec, load_class
 from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools.sandbox import Sandbox
 
 if TYPE_CHECKING:
     from miniroom.tools.base import BuiltinTool
@@ -57,10 +58,14 @@ def builtin_tool_classes() -> tuple[type[BuiltinTool[Any]], ...]:
     return tuple(load_class(tool.target) for tool in BUILTIN_TOOLS)
 
 
-def builtin_tools(skills: Sequence[SkillRef] = (), output: OutputFolder | None = None) -> list[Tool]:
+def builtin_tools(
+    skills: Sequence[SkillRef] = (), output: OutputFolder | None = None, sandbox: Sandbox | None = None
+) -> list[Tool]:
     """One of each built-in tool, in the order of BUILTIN_TOOLS; the shells share one output folder, which
-    read may read from."""
+    read may read from, and run their commands in `sandbox`."""
     shared = output or OutputFolder()
     made_with: dict[str, tuple[Any, ...]] = dict.fromkeys(TAKES_OUTPUT_FOLDER, (shared,))
+    for name in ("bash", "parallel_bash"):
+        made_with[name] = (shared, sandbox)
     made_with["load_skill"] = (skills,)
     return [DeclaredTool(tool.target, *made_with.get(tool.name, ())) for tool in BUILTIN_TOOLS]

@@ -48,7 +48,9 @@ MINIROOM_SECRETS: tuple[str, ...] = (API_TOKEN_VARIABLE, API_KEY_VARIABLE, MATRI
 # inherited from miniroom's own environment (miniroom started inside an agent's shell) is never passed on.
 GRANT_URL_VARIABLE = "MINIROOM_AGENT_URL"
 GRANT_TOKEN_VARIABLE = "MINIROOM_AGENT_TOKEN"
-GRANT_VARIABLES: tuple[str, ...] = (GRANT_URL_VARIABLE, GRANT_TOKEN_VARIABLE)
+# In a sandbox without network, the Unix socket through which the grant's URL is reached (tools.relay).
+GRANT_SOCKET_VARIABLE = "MINIROOM_AGENT_SOCKET"
+GRANT_VARIABLES: tuple[str, ...] = (GRANT_URL_VARIABLE, GRANT_TOKEN_VARIABLE, GRANT_SOCKET_VARIABLE)
 MINIROOM_SECRET_PREFIXES: tuple[str, ...] = (MATRIX_PASSWORD_PREFIX,)
 PR_SET_DUMPABLE = 4
 _warned: set[str] = set()

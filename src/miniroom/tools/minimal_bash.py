@@ -7,6 +7,7 @@ from typing import ClassVar
 from miniroom.engine import ToolContext
 from miniroom.tools.bash import BashParams, BashTool
 from miniroom.tools.output_folder import OutputFolder
+from miniroom.tools.sandbox import Sandbox
 from miniroom.tools.shell import CommandText, TimeoutSeconds
 
 
@@ -23,8 +24,10 @@ class MinimalBashTool(BashTool):
     )
     params_model = MinimalBashParams
 
-    def __init__(self, default_timeout: int, output: OutputFolder | None = None) -> None:
-        super().__init__(output)
+    def __init__(
+        self, default_timeout: int, output: OutputFolder | None = None, sandbox: Sandbox | None = None
+    ) -> None:
+        super().__init__(output, sandbox)
         self._default_timeout = default_timeout  # the profile's minimalBashTimeout
 
     def default_timeout(self, ctx: ToolContext) -> int | None:

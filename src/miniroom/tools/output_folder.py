@@ -10,6 +10,8 @@ import weakref
 from pathlib import Path
 from typing import IO
 
+from miniroom.tools.sandbox import Sandbox
+
 FOLDER_PREFIX = "miniroom-output-"
 _live: weakref.WeakSet[OutputFolder] = weakref.WeakSet()
 
@@ -44,8 +46,9 @@ class OutputFolder:
 class KeepsOutput:
     """A shell tool keeping long outputs in an `OutputFolder`, which the shells of one agent may share."""
 
-    def __init__(self, output: OutputFolder | None = None) -> None:
+    def __init__(self, output: OutputFolder | None = None, sandbox: Sandbox | None = None) -> None:
         self._output = output or OutputFolder()
+        self._sandbox = sandbox  # where the tool's commands run; None: unsandboxed
 
     def close(self) -> None:
         """Remove the files long outputs were kept in: the agent holding this tool is done."""

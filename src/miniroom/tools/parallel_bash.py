@@ -86,7 +86,9 @@ class ParallelBashTool(KeepsOutput, BuiltinTool[ParallelBashParams]):
         media: list[UserContent] = []
 
         async def run_one(command: str) -> CommandOutcome:
-            shell = ShellCommand(command, ctx.cwd, timeout, max_lines, max_bytes, self._output)
+            shell = ShellCommand(
+                command, ctx.cwd, timeout, max_lines, max_bytes, self._output, sandbox=self._sandbox
+            )
             async with limit:
                 outcome, returned = await run_granted(shell, ctx.value(GRANT))
             media.extend(returned)

@@ -4,7 +4,7 @@ Each shell runs in a process group of its own. A small reaper process (`reaper_m
 use, is told every group; when miniroom ends in any way its pipe closes and the reaper kills the groups still
 running. PR_SET_PDEATHSIG would reach only the shell itself (the kernel clears it in every fork), so the
 shell's background jobs would outlive a killed miniroom; one reaper per miniroom covers the whole group.
-A shell starts its command only once the reaper knows its group (`shell.GATE_ARGV`). A process that leaves
+A shell starts its command only once the reaper knows its group (`process.GATE_ARGV`). A process that leaves
 its group (`setsid`, a daemon) is beyond its reach.
 """
 

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import shutil
 import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -17,40 +14,13 @@ from pydantic_core import PydanticCustomError
 
 from miniroom.engine import ToolContext, ToolError
 from miniroom.llm import UserContent
+from miniroom.tools import process
 from miniroom.tools.capture import CapturedOutput, OutputCapture
-from miniroom.tools.environment import tool_environment
 from miniroom.tools.grant import Grant
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
 from miniroom.tools.output_folder import OutputFolder
-from miniroom.tools.reaper import process_reaper
-from miniroom.tools.reaper_main import group_exists
-
-# Nobody can answer a prompt or scroll a pager: make common tools print plainly and fail fast instead.
-NON_INTERACTIVE_ENV: Mapping[str, str] = {
-    "PAGER": "cat",
-    "GIT_PAGER": "cat",
-    "MANPAGER": "cat",
-    "SYSTEMD_PAGER": "cat",
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_EDITOR": "true",  # merge/rebase keep their default messages instead of waiting on an editor
-    "TERM": "dumb",
-    "NO_COLOR": "1",
-    "DEBIAN_FRONTEND": "noninteractive",
-    "PIP_NO_INPUT": "1",
-    "PYTHONUNBUFFERED": "1",  # so a script's prints and its traceback arrive in the order they happened
-}
-
-# The shell waits for "go" on stdin before anything runs, so the reaper knows its group first: a kill -9 of
-# miniroom a moment after the start cannot leave it running unwatched (the gate then reads end-of-file and
-# the command never starts). The command itself still gets an empty stdin.
-GATE_ARGV = ("/bin/sh", "-c", 'read go && [ "$go" = go ] || exit 125; exec "$@" </dev/null', "miniroom")
-# The same gate for a command that reads what follows "go" on its stdin (a hook's JSON, an MCP server's
-# messages): the shell's `read` takes one byte at a time from a pipe, so nothing after the line is lost.
-STDIN_GATE_ARGV = ("/bin/sh", "-c", 'read go && [ "$go" = go ] || exit 125; exec "$@"', "miniroom")
-GATE_LINE = b"go\n"
-DRAIN_SECONDS = 0.2  # after the shell exits, how long to wait for a background job to release the pipe
-KILL_GRACE_SECONDS = 1.0  # between SIGTERM and SIGKILL
-_GROUP_POLL_SECONDS = 0.02
+from miniroom.tools.process import ChildSpec, StartFailure, child_environment, seconds_text, shell_argv
+from miniroom.tools.sandbox import Sandbox, SandboxUnavailable
 
 
 def _require_command(value: str) -> str:
@@ -69,17 +39,6 @@ CommandText = Annotated[str, AfterValidator(_require_command)]
 TimeoutSeconds = Annotated[
     int | None, Field(gt=0), WithJsonSchema({"type": "integer", "exclusiveMinimum": 0})
 ]
-
-
-def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A tool process's environment (see `tools.environment`) plus the non-interactive settings."""
-    return tool_environment(base) | dict(NON_INTERACTIVE_ENV)
-
-
-def shell_argv(command: str, search_path: str | None = None) -> list[str]:
-    """`bash -c command`, or `/bin/sh -c command` where bash is not installed."""
-    bash = shutil.which("bash", path=search_path)
-    return [bash or "/bin/sh", "-c", command]
 
 
 def effective_timeout(requested: int | None, ctx: ToolContext) -> float:
@@ -102,10 +61,6 @@ def one_line_summary(label: str, text: str, limit: int = 80) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _seconds(value: float) -> str:
-    return f"{value:g} second" + ("" if value == 1 else "s")
-
-
 @dataclass(frozen=True)
 class CommandOutcome:
     command: str
@@ -120,7 +75,7 @@ class CommandOutcome:
 
     def status_line(self, *, show_success: bool = False) -> str:
         if self.timed_out:
-            return f"Command timed out after {_seconds(self.timeout)}"
+            return f"Command timed out after {seconds_text(self.timeout)}"
         if self.exit_code is not None and self.exit_code < 0:
             return f"Exit code: {self.exit_code} (killed by {signal.Signals(-self.exit_code).name})"
         return f"Exit code: {self.exit_code}" if self.failed or show_success else ""
@@ -142,77 +97,6 @@ class CommandOutcome:
         }
 
 
-class _CaptureProtocol(asyncio.SubprocessProtocol):
-    """Feeds the merged pipe into an OutputCapture and reports the shell's exit and the pipe's end apart."""
-
-    def __init__(self, capture: OutputCapture) -> None:
-        loop = asyncio.get_running_loop()
-        self.capture = capture
-        self.exited: asyncio.Future[None] = loop.create_future()
-        self.output_closed: asyncio.Future[None] = loop.create_future()
-
-    def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
-        self.capture.feed(bytes(data))
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1 and not self.output_closed.done():  # fd 0 is the gate, closed once it is open
-            self.output_closed.set_result(None)
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-
-def group_running(pgid: int) -> bool:
-    """Whether a process of the group still runs; zombies only await reaping (a container's PID 1 may not)."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return group_exists(pgid)  # without procfs, ask the kernel; it counts zombies too
-    return any(entry.isdigit() and _running_member(entry, pgid) for entry in entries)
-
-
-def _running_member(pid: str, pgid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat_file:
-            stat = stat_file.read()
-    except OSError:
-        return False
-    state, _parent, group = stat.rsplit(b")", 1)[-1].split()[:3]  # after "pid (command)"
-    return state != b"Z" and int(group) == pgid
-
-
-def _signal_group(pgid: int, signum: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signum)
-
-
-def _open_gate(transport: asyncio.SubprocessTransport) -> None:
-    gate = transport.get_pipe_transport(0)
-    assert isinstance(gate, asyncio.WriteTransport)
-    gate.write(GATE_LINE)
-    gate.close()
-
-
-def release_if_done(pgid: int) -> None:
-    """Tell the reaper to forget the group once nothing of it runs; background jobs keep it watched."""
-    if not group_running(pgid):
-        process_reaper().release(pgid)
-
-
-async def kill_tree(pgid: int, exited: asyncio.Future[None]) -> None:
-    """SIGTERM the process group, SIGKILL what is left after a grace, then wait (a while) for `exited`, the
-    group leader's end."""
-    _signal_group(pgid, signal.SIGTERM)
-    # Polling: nothing signals when a process group becomes empty.
-    for _ in range(int(KILL_GRACE_SECONDS / _GROUP_POLL_SECONDS)):
-        if not group_running(pgid):
-            break
-        await asyncio.sleep(_GROUP_POLL_SECONDS)
-    _signal_group(pgid, signal.SIGKILL)
-    await asyncio.wait({exited}, timeout=KILL_GRACE_SECONDS)
-
-
 @dataclass(frozen=True)
 class ShellCommand:
     """One command in its own session: stdin empty, output merged and capped, tree killed on timeout/abort."""
@@ -225,71 +109,33 @@ class ShellCommand:
     output: OutputFolder | None = None  # where a long output's file goes; None: the process-wide folder
     environment: Mapping[str, str] = field(default_factory=dict)  # on top of the tool environment
     on_group: Callable[[int], None] | None = None  # told the command's process group once it started
+    sandbox: Sandbox | None = None  # None or mode off: the command runs as miniroom's user sees the system
 
     async def run(self) -> CommandOutcome:
-        """Run to the shell's exit; a background job still holding the pipe is left running after a drain."""
-        capture = OutputCapture(self.max_lines, self.max_bytes, self.output)
-        transport, protocol = await self._start(capture)
-        try:
-            done, _ = await asyncio.wait({protocol.exited}, timeout=self.timeout)
-            timed_out = not done
-            if timed_out:
-                await kill_tree(transport.get_pid(), protocol.exited)
-            await asyncio.wait({protocol.output_closed}, timeout=DRAIN_SECONDS)
-        except asyncio.CancelledError:
-            await kill_tree(transport.get_pid(), protocol.exited)
-            capture.discard()
-            raise
-        finally:
-            transport.close()
-            release_if_done(transport.get_pid())
-        exit_code = None if timed_out else transport.get_returncode()
-        return CommandOutcome(self.command, capture.finish(), exit_code, timed_out, self.timeout)
-
-    async def _start(self, capture: OutputCapture) -> tuple[asyncio.SubprocessTransport, _CaptureProtocol]:
-        """Spawn the shell; a cancellation that arrives while it starts still kills the whole tree.
-
-        asyncio forks the shell first and connects its pipes after. Cancelled in between, it would SIGKILL
-        only the shell and leave the background jobs it had already started running. So the start is
-        shielded, and a cancellation lets it finish and then kills the process group like any abort.
-        """
-        spawning = asyncio.ensure_future(self._spawn(capture))
-        try:
-            return await asyncio.shield(spawning)
-        except asyncio.CancelledError:
-            await asyncio.wait({spawning})
-            if not spawning.cancelled() and spawning.exception() is None:
-                transport, protocol = spawning.result()
-                try:
-                    await kill_tree(transport.get_pid(), protocol.exited)
-                finally:
-                    transport.close()
-                    release_if_done(transport.get_pid())
-            capture.discard()
-            raise
-
-    async def _spawn(self, capture: OutputCapture) -> tuple[asyncio.SubprocessTransport, _CaptureProtocol]:
+        """Run to the shell's exit; a background job still holding the pipe is left running after a drain
+        (in a sandbox, it ends with the shell)."""
         require_folder(self.cwd)
+        capture = OutputCapture(self.max_lines, self.max_bytes, self.output)
         env = child_environment() | dict(self.environment)
+        spec = ChildSpec(
+            shell_argv(self.command, env.get("PATH")),
+            env,
+            self.cwd,
+            merge_stderr=True,
+            sandbox=self.sandbox,
+            on_group=self.on_group,
+        )
         try:
-            transport, protocol = await asyncio.get_running_loop().subprocess_exec(
-                lambda: _CaptureProtocol(capture),
-                *GATE_ARGV,
-                *shell_argv(self.command, env.get("PATH")),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                cwd=self.cwd,
-                env=env,
-                start_new_session=True,
-            )
-        except OSError as error:
+            finished = await process.run(spec, self.timeout, lambda _fd, data: capture.feed(data))
+        except SandboxUnavailable as problem:  # never run unsandboxed what the profile asked to sandbox
+            raise ToolError(f"{problem}. The command did not run.") from None
+        except StartFailure as error:
             raise ToolError(f"Could not start the shell in {self.cwd}: {error}") from None
-        process_reaper().watch(transport.get_pid())  # its own session: the group id is the shell's pid
-        if self.on_group is not None:
-            self.on_group(transport.get_pid())
-        _open_gate(transport)
-        return transport, protocol
+        except asyncio.CancelledError:
+            capture.discard()
+            raise
+        outcome = capture.finish()
+        return CommandOutcome(self.command, outcome, finished.exit_code, finished.timed_out, self.timeout)
 
 
 async def run_granted(shell: ShellCommand, grant: Grant | None) -> tuple[CommandOutcome, list[UserContent]]:

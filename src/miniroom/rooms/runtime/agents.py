@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniroom.agent import (
+    SERVE_DEFAULTS,
     AgentOptions,
     CliMode,
     ProfileError,
+    SandboxMode,
     SessionChoice,
     build_agent,
     memory_prompt,
@@ -23,6 +25,7 @@ from miniroom.engine import Agent, directory_for_cwd
 from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
+from miniroom.tools import sandbox_problem
 
 ROOM_CONVERSATION = "room"
 # Room sessions get ids derived from (agent, room, thread), so a restart finds each conversation's file again.
@@ -75,13 +78,24 @@ def profile_problems(
     for name, agent in config.agents.items():
         choice = model_choice(config, agent.model or config.defaults.model, env)
         try:
-            resolved = resolve_profile(project_dir, choice.env, choice.variables)
+            resolved = resolve_profile(project_dir, choice.env, choice.variables, defaults=SERVE_DEFAULTS)
         except ProfileError as error:
             errors.setdefault(str(error), []).append(name)
             continue
-        for warning in resolved.warnings:
+        for warning in (*resolved.warnings, *_sandbox_problems(resolved.settings.sandbox)):
             warnings.setdefault(warning, []).append(name)
     return _by_agents(errors), _by_agents(warnings)
+
+
+def _sandbox_problems(mode: SandboxMode) -> list[str]:
+    """Why the sandbox the profile asks for cannot be made here, with the way out: never run unsandboxed."""
+    problem = sandbox_problem(mode)
+    if problem is None:
+        return []
+    return [
+        f"{problem}. Until then its shell commands do not run; to run them unsandboxed instead, set "
+        "sandbox: off in .miniroom/miniagent.yml (or MINI_PROFILE_SANDBOX=off)"
+    ]
 
 
 def _by_agents(messages: Mapping[str, list[str]]) -> list[str]:
@@ -215,5 +229,6 @@ class AgentFactory(ReadsLiveConfig):
                 tool_allowlist=settings.tools or None,  # the agent's own list narrows its profile's tools
                 command_line=command_line,
                 max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
+                profile_defaults=SERVE_DEFAULTS,
             ),
         )

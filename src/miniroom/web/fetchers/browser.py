@@ -95,7 +95,7 @@ class BrowserFetcher:
             finished = await run_process(argv, env=self.where.env, seconds=INSTALL_TIMEOUT_SECONDS)
         except ProcessFailure as error:
             raise ServiceFailure(f"installing Playwright's {self.browser_type} failed: {error}") from None
-        if finished.returncode != 0:
+        if finished.exit_code != 0:
             raise ServiceFailure(
                 f"installing Playwright's {self.browser_type} failed: {finished.stderr_tail()}; run "
                 f"`{sys.executable} -m playwright install {self.browser_type}` to see why"

@@ -77,7 +77,7 @@ async def _step(argv: list[str], where: ServiceEnvironment, what: str) -> None:
         finished = await run_process(argv, env=where.env, seconds=PROVISION_TIMEOUT_SECONDS)
     except ProcessFailure as error:
         raise ServiceFailure(f"Nodriver's venv: {what} failed: {error}") from None
-    if finished.returncode != 0:
+    if finished.exit_code != 0:
         raise ServiceFailure(f"Nodriver's venv: {what} failed: {finished.stderr_tail()}")
 
 
@@ -95,9 +95,9 @@ class NodriverFetcher:
             finished = await run_process(argv, env=self.where.env, seconds=self.timeout)
         except ProcessFailure as error:
             raise ServiceFailure(str(error)) from None
-        if finished.returncode != 0:
+        if finished.exit_code != 0:
             raise ServiceFailure(
-                f"nodriver failed: {finished.stderr_tail() or f'exit code {finished.returncode}'}"
+                f"nodriver failed: {finished.stderr_tail() or f'exit code {finished.exit_code}'}"
             )
         return read_envelope(finished.stdout, url)
 

@@ -50,9 +50,9 @@ async def run_script(command: str, argument: str, where: ServiceEnvironment, sec
         finished = await run_process(argv, env=where.env, seconds=seconds, cwd=where.project_dir)
     except ProcessFailure as error:
         raise ServiceFailure(str(error)) from None
-    if finished.returncode != 0:
+    if finished.exit_code != 0:
         said = finished.stderr_tail()
-        raise ServiceFailure(f"the command exited with {finished.returncode}" + (f": {said}" if said else ""))
+        raise ServiceFailure(f"the command exited with {finished.exit_code}" + (f": {said}" if said else ""))
     return finished.stdout
 
 

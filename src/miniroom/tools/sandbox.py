@@ -1,0 +1,173 @@
+"""The bubblewrap sandbox around an agent's shell: the argv that wraps a command, and whether bwrap works."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+SandboxMode = Literal["off", "workspace", "read-only"]
+# Inside the project, what a command must not change: a hook or an instruction planted there runs later,
+# outside any sandbox.
+PROTECTED_NAMES = (".miniroom", "CLAUDE.md", "AGENTS.md", ".claude", ".agents", ".mini")
+# In a `.git` folder, what runs commands later (hooks; config's core.hooksPath, core.fsmonitor, aliases): the
+# objects, refs and index stay writable, so `git commit` works in the project.
+PROTECTED_IN_GIT = ("config", "hooks", "modules", "info")
+INSTALL_HINT = "apt-get install bubblewrap"
+
+
+class SandboxUnavailable(Exception):
+    """The profile asks for a sandbox this machine cannot make; the message says why and what to install."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """What one agent's shells may see: the project (writable in `workspace`) and the paths hidden from it."""
+
+    mode: SandboxMode
+    project: Path
+    hidden: tuple[Path, ...] = ()  # folders replaced by an empty one: the home, the data folder, ~/.mini
+    network: bool = False
+    writable: tuple[Path, ...] = ()  # extra writable folders, such as the long-output folder
+    shown: tuple[Path, ...] = ()  # extra read-only folders over the hidden ones, such as miniroom-agent's
+    sockets: tuple[tuple[Path, str], ...] = ()  # (a socket outside, its path inside): miniroom's API relay
+
+    def showing(self, search_path: str) -> Sandbox:
+        """This sandbox with the folders of a PATH value that lie in a hidden folder visible (read-only), so
+        its commands are found; a relative folder, or one that would show a hidden folder whole, is not."""
+        return replace(self, shown=self.shown + _shown(search_path, _resolved(self.hidden)))
+
+    def with_socket(self, outside: Path, inside: str) -> Sandbox:
+        return replace(self, sockets=(*self.sockets, (outside, inside)))
+
+    def wrap(self, argv: Sequence[str], bwrap: str = "bwrap") -> list[str]:
+        """`argv` run inside bwrap; `off` leaves it as it is."""
+        if self.mode == "off":
+            return list(argv)
+        return [bwrap, *self.arguments(), "--", *argv]
+
+    def arguments(self) -> list[str]:
+        project = self.project.resolve()
+        hidden = _resolved(self.hidden)
+        # A hidden folder inside the project is hidden after the project is bound, which would show it again.
+        inside = [folder for folder in hidden if folder.is_relative_to(project)]
+        args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for folder in hidden:
+            if folder not in inside and folder != Path("/"):
+                args += ["--tmpfs", str(folder)]
+        for folder in self.writable:
+            if folder.is_dir():
+                args += ["--bind", str(folder), str(folder)]
+        # miniroom-agent runs on miniroom's own interpreter, which may live in the hidden home (pyenv).
+        for folder in (*_shown(os.pathsep.join(_interpreter_folders()), hidden), *self.shown):
+            args += ["--ro-bind", str(folder), str(folder)]
+        kind = "--bind" if self.mode == "workspace" else "--ro-bind"
+        args += [kind, str(project), str(project)]
+        for folder in inside:
+            if folder != project:
+                args += ["--tmpfs", str(folder)]
+        args += self._protected(project)
+        for outside, inside_path in self.sockets:
+            args += ["--bind", str(outside), inside_path]
+        # No capabilities, even when miniroom runs as root: with them a command could unmount what hides.
+        args += ["--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        args += ["--chdir", str(project)]
+        if not self.network:
+            args.append("--unshare-net")
+        return args
+
+    def _protected(self, project: Path) -> list[str]:
+        """What stays read-only in a writable project, and the `.env` files nobody reads."""
+        args = []
+        if self.mode == "workspace":
+            for path in (*(project / name for name in PROTECTED_NAMES), *_git_parts(project / ".git")):
+                if path.exists() or path.is_symlink():
+                    # A symlink is bound as its target would be: keep it read-only where it points.
+                    args += ["--ro-bind", str(path), str(path)]
+            hooks = project / ".git" / "hooks"
+            if hooks.parent.is_dir() and not hooks.parent.is_symlink() and not hooks.exists():
+                args += ["--tmpfs", str(hooks), "--remount-ro", str(hooks)]  # an empty one: none to plant
+        for secret in _env_files(project):
+            args += ["--ro-bind", "/dev/null", str(secret)]
+        return args
+
+
+def _git_parts(git: Path) -> list[Path]:
+    """The parts of `.git` kept read-only: all of it when it is a link or a file (a worktree's)."""
+    if git.is_dir() and not git.is_symlink():
+        return [git / name for name in PROTECTED_IN_GIT]
+    return [git]
+
+
+def _interpreter_folders() -> tuple[str, ...]:
+    return tuple(dict.fromkeys((sys.base_prefix, sys.prefix)))
+
+
+# Cached: a shell call's budget is a few milliseconds, and each path costs a stat per component to resolve.
+@functools.lru_cache(maxsize=64)
+def _resolved(folders: tuple[Path, ...]) -> tuple[Path, ...]:
+    return tuple(folder.resolve() for folder in folders if folder.is_dir())
+
+
+@functools.lru_cache(maxsize=64)
+def _shown(search_path: str, hidden: tuple[Path, ...]) -> tuple[Path, ...]:
+    """The folders of `search_path` inside a hidden folder, but none holding one (which would show it)."""
+    shown = []
+    for part in dict.fromkeys(search_path.split(os.pathsep)):
+        folder = Path(part)
+        if not folder.is_absolute() or not folder.is_dir():
+            continue
+        folder = folder.resolve()
+        inside = any(folder.is_relative_to(secret) for secret in hidden)
+        if inside and not any(secret.is_relative_to(folder) for secret in hidden):
+            shown.append(folder)
+    return tuple(shown)
+
+
+def _env_files(project: Path) -> Iterable[Path]:
+    """`.env` files the command must not read; searched shallowly, so a large tree costs no walk."""
+    for folder in (project, *_children(project)):
+        for path in folder.glob(".env*"):
+            if path.is_file() and not path.is_symlink():
+                yield path
+
+
+def _children(project: Path) -> list[Path]:
+    try:
+        return [path for path in project.iterdir() if path.is_dir() and not path.name.startswith(".")]
+    except OSError:
+        return []
+
+
+def sandbox_problem(mode: SandboxMode) -> str | None:
+    """Why a sandbox in `mode` cannot be made on this machine, with what to do; None when it can."""
+    if mode == "off":
+        return None
+    return _bwrap_problem(mode)
+
+
+@functools.cache
+def _bwrap_problem(mode: str) -> str | None:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return f"sandbox: {mode} needs bubblewrap: {INSTALL_HINT}"
+    probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"]
+    probe += ["--unshare-net", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--", "/bin/true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"sandbox: {mode} could not start bubblewrap ({bwrap}): {error}"
+    if done.returncode != 0:
+        reason = done.stderr.decode(errors="replace").strip() or f"exit code {done.returncode}"
+        return (
+            f"sandbox: {mode} needs bubblewrap to create namespaces, and here it cannot: {reason}. "
+            "Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or set "
+            "sandbox: off in the profile"
+        )
+    return None
