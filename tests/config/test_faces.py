@@ -12,8 +12,16 @@ from miniroom.config.faces import typed_imports
 
 def test_a_face_names_the_module_of_each_name() -> None:
     homes = typed_imports(Path(miniroom.web.__file__))
-    assert homes["web_tools"] == "miniroom.web.offer"
+    assert homes["web_tools"] == ("miniroom.web.offer", "web_tools")
     assert set(homes) == set(miniroom.web.__all__)
+
+
+def test_a_name_imported_under_another_name_loads_the_original() -> None:
+    import miniroom.tools
+    from miniroom.tools.process import run
+
+    assert typed_imports(Path(miniroom.tools.__file__))["run_process"] == ("miniroom.tools.process", "run")
+    assert miniroom.tools.run_process is run
 
 
 def test_a_name_the_face_lacks_is_an_attribute_error_naming_the_face() -> None:

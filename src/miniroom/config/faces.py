@@ -13,7 +13,7 @@ from pathlib import Path
 def lazy_face(package: str, init_file: str) -> Callable[[str], object]:
     """The `__getattr__` of the face in `init_file`: each name its `if TYPE_CHECKING:` block imports is
     loaded from that module when first asked for, and kept in the package."""
-    homes: dict[str, str] = {}
+    homes: dict[str, tuple[str, str]] = {}
 
     def attribute(name: str) -> object:
         if not homes:
@@ -21,19 +21,24 @@ def lazy_face(package: str, init_file: str) -> Callable[[str], object]:
         home = homes.get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
+        module, original = home
+        value = getattr(importlib.import_module(module), original)
         setattr(sys.modules[package], name, value)
         return value
 
     return attribute
 
 
-def typed_imports(path: Path) -> dict[str, str]:
-    """Name -> module of each `from module import name` in the `if TYPE_CHECKING:` blocks of `path`."""
-    homes: dict[str, str] = {}
+def typed_imports(path: Path) -> dict[str, tuple[str, str]]:
+    """Name -> (module, name there) of each `from module import name [as other]` in the `if TYPE_CHECKING:`
+    blocks of `path`."""
+    homes: dict[str, tuple[str, str]] = {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
             for statement in node.body:
                 if isinstance(statement, ast.ImportFrom) and statement.module is not None:
-                    homes.update({alias.asname or alias.name: statement.module for alias in statement.names})
+                    module = statement.module
+                    homes.update(
+                        {alias.asname or alias.name: (module, alias.name) for alias in statement.names}
+                    )
     return homes
