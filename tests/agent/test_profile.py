@@ -64,6 +64,7 @@ DEFAULTS = [
     ("minimalBashTimeout", "minimal_bash_timeout", 120),
     ("answerTimeout", "answer_timeout", 1800),
     ("maxAnswerBytes", "max_answer_bytes", 67_108_864),
+    ("approvalTimeout", "approval_timeout", 900),
 ]
 
 
@@ -555,7 +556,7 @@ YML_ERRORS = [
      "loadClaudeMd, loadAgentsMd, enabledTools, disabledTools, toolCallTimeout, firstByteTimeout, "
      "idleTimeout, maxModelRequests, maxOutputTokens, "
      "thinkingBudget, thinkingLevel, parallelBashThreads, readMaxLines, maxParallelAgents, systemPrompt, "
-     "sessionHeader, minimalBashTimeout, answerTimeout, maxAnswerBytes"),
+     "sessionHeader, minimalBashTimeout, answerTimeout, maxAnswerBytes, approvalTimeout"),
     ("profiles:\n  safe:\n    sessionHeader: 'X Session'\n",
      "3: profiles.safe.sessionHeader: must be an HTTP header name (letters, digits and '-', no spaces), got "
      "\"X Session\""),

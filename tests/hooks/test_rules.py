@@ -109,8 +109,10 @@ RULE = "hooks.yml:3 (./check.sh)"
         ("PreToolUse", Finished(0, '{"decision": "block", "reason": "legacy no"}'),
          Outcome(block="legacy no")),
         ("PreToolUse", Finished(0, '{"hookSpecificOutput": {"permissionDecision": "ask"}}'),
-         Outcome(block=f"The hook {RULE} asks for the user's confirmation of this call, which miniroom "
-                       "cannot ask for, so the call was not run.")),
+         Outcome(ask="")),
+        ("PreToolUse", Finished(0, '{"hookSpecificOutput": {"permissionDecision": "ask", '
+                                   '"permissionDecisionReason": "touches prod"}}'),
+         Outcome(ask="touches prod")),
         ("PreToolUse", Finished(0, '{"hookSpecificOutput": {"updatedInput": {"command": "ls"}, '
                                    '"additionalContext": "checked"}}'),
          Outcome(context="checked", updated_input={"command": "ls"})),

@@ -56,6 +56,7 @@ class ProfileSettings:
     minimal_bash_timeout: int = 120  # seconds a minimal-mode bash command runs unless the model says less
     answer_timeout: int = 1800  # seconds one provider answer may take in all, however steadily it comes
     max_answer_bytes: int = 64 * 1024 * 1024  # bytes one provider answer may bring (as received)
+    approval_timeout: int = ToolSettings.approval_timeout  # seconds a call waits for approval
 
     def tool_enabled(self, name: str) -> bool:
         """Whether the profile lets this tool in; tools a profile cannot filter always are."""

@@ -62,6 +62,7 @@ class ProfileFields(SettingsModel):
     minimal_bash_timeout: OptionalPositiveWhole = None
     answer_timeout: OptionalPositiveWhole = None
     max_answer_bytes: OptionalPositiveWhole = None
+    approval_timeout: OptionalPositiveWhole = None
 
     @field_validator("enabled_tools")
     @classmethod

@@ -13,6 +13,7 @@ from miniroom.agent.profile import parse_variables, resolve_profile
 from miniroom.cli.common import CommandError, fail, working_folder
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.paths import config_path
+from miniroom.hooks.config import load_hooks
 from miniroom.llm import MODELS_JSON, agent_dir_from_env, check_models_file
 
 
@@ -68,5 +69,17 @@ def profile_show_command(args: argparse.Namespace) -> int:
         env["AGENT_BACKEND"] = f"mini:{args.name}"
     variables = model_variables(args.model, folder) if args.model else {}
     resolved = resolve_profile(folder, env, variables)
-    print(json.dumps(resolved.to_json(), indent=2, ensure_ascii=False))
+    print(json.dumps(resolved.to_json() | _call_rules(folder), indent=2, ensure_ascii=False))
     return 0
+
+
+def _call_rules(folder: Path) -> dict[str, object]:
+    """hooks.yml's rules on calls: `ask` (wait for approval) and `deny`, each as written and where."""
+    settings, problems = load_hooks(folder)
+    errors = [str(problem) for problem in problems if problem.severity == "error"]
+    if errors:
+        raise CommandError("\n".join(errors))
+    return {
+        key: [{"rule": rule.text, "where": rule.where} for rule in rules]
+        for key, rules in (("ask", settings.ask), ("deny", settings.deny))
+    }

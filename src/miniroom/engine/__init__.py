@@ -5,6 +5,18 @@ holds them to it); the modules themselves import one another directly.
 """
 
 from miniroom.engine.agent import ABORTED_TOOL_TEXT, Agent, AgentConfig, BetweenBatches
+from miniroom.engine.approvals import (
+    NO_ONE,
+    Answer,
+    ApprovalRequest,
+    Decision,
+    NoOne,
+    Person,
+    Question,
+    decide,
+    denial_text,
+    timed_answer,
+)
 from miniroom.engine.call_records import CallRecord, find_call
 from miniroom.engine.compaction import NotCompacted
 from miniroom.engine.events import (
@@ -74,12 +86,15 @@ __all__ = [
     "CUSTOM_ENTRY",
     "INTERRUPTED_TOOL_TEXT",
     "NO_HOOKS",
+    "NO_ONE",
     "PARENT_CALL_KEY",
     "PASS",
     "RETRY_FILE",
     "Agent",
     "AgentConfig",
     "AgentEvent",
+    "Answer",
+    "ApprovalRequest",
     "BetweenBatches",
     "CallRecord",
     "ClosableTool",
@@ -88,11 +103,15 @@ __all__ = [
     "CommandTicket",
     "CompactTrigger",
     "Compacted",
+    "Decision",
     "EventListener",
     "Hold",
     "MessageCompleted",
+    "NoOne",
     "NotCompacted",
+    "Person",
     "PromptVerdict",
+    "Question",
     "RetryPolicy",
     "RetryScheduled",
     "Session",
@@ -119,6 +138,8 @@ __all__ = [
     "check_retry_file",
     "child_session_paths",
     "child_sessions",
+    "decide",
+    "denial_text",
     "directory_for_cwd",
     "find_call",
     "find_session_path",
@@ -130,5 +151,6 @@ __all__ = [
     "run_tool_call",
     "session_id_of",
     "tally_usage",
+    "timed_answer",
     "with_context",
 ]

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import httpx
 
 import miniroom.engine.events as ev
+from miniroom.engine.approvals import NO_ONE, Person
 from miniroom.engine.compaction import Compactor, Done, NotCompacted
 from miniroom.engine.hooks import NO_HOOKS, PASS, CompactTrigger, PromptVerdict, TurnHooks, run_hooked
 from miniroom.engine.inbox import TurnInbox
@@ -80,6 +81,7 @@ class AgentConfig:
     max_tool_calls_per_turn: int | None = None  # direct calls; calls through the CLI are counted apart
     command_line: CommandLineOffer = field(default_factory=CommandLineOffer)
     command_grants: CommandGrants | None = None  # set per turn by whoever runs it
+    person: Person = NO_ONE  # who approves calls and answers questions: the UI's
 
 
 def tool_call_limit_result(limit: int) -> ToolResult:
@@ -462,6 +464,7 @@ class Agent:
             spend=lambda usage: self._spend(usage, call),
             inbox=self.inbox,
             command_grants=config.command_grants,
+            person=config.person,
         )
 
     def _spend(self, usage: Usage, call: ToolCall) -> None:
