@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from miniroom.cli.common import CommandError
-from miniroom.engine import Answer, ApprovalRequest, Decision, Question
+from miniroom.engine import Answer, ApprovalRequest, Decision, Question, chosen_option
 from miniroom.hooks.deny import DenyRule, denying_rule, parse_deny_rule
 
 APPROVE_OPTION = "--approve"
@@ -106,11 +106,4 @@ class Terminal:
             lines += [f"  {number}. {option}" for number, option in enumerate(question.options, 1)]
             self.out.write("\n".join(lines) + "\n")
             text = (await self._line("Your answer (a number or any text): ")).strip()
-        return Answer(option_text(text, question.options), by="you")
-
-
-def option_text(text: str, options: Sequence[str]) -> str:
-    """`text`, or the option it names by number (`2` for the second)."""
-    if text.isdigit() and 1 <= int(text) <= len(options):
-        return options[int(text) - 1]
-    return text
+        return Answer(chosen_option(text, question.options), by="you")

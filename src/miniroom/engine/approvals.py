@@ -111,3 +111,11 @@ async def timed_answer(person: Person, question: Question, seconds: float) -> An
         return await asyncio.wait_for(person.answer(question), seconds)
     except TimeoutError:
         return None
+
+
+def chosen_option(text: str, options: Sequence[str]) -> str:
+    """`text`, or the option it names by number (`2` for the second)."""
+    stripped = text.strip()
+    if stripped.isdigit() and 1 <= int(stripped) <= len(options):
+        return options[int(stripped) - 1]
+    return text

@@ -14,6 +14,7 @@ from miniroom.config.errors import UserError
 from miniroom.engine import Agent, Session, TurnEnded
 from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.approvals import RoomApprovals
 from miniroom.rooms.runtime.child_threads import ChildThreads
 from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
@@ -54,9 +55,11 @@ class TurnRunner:
         mid_turn: MidTurn | None = None,
         modes: AgentModes | None = None,
         metrics: RoomMetrics | None = None,
+        approvals: RoomApprovals | None = None,
     ) -> None:
         """`mid_turn` checks a turn's engine agents between tool batches (None: messages only wait);
-        `metrics` counts the turns and their requests."""
+        `metrics` counts the turns and their requests; `approvals` shows the cards of calls that wait for a
+        person (None: no one is asked, and such calls are refused)."""
         self.transport, self.factory, self.ledger = transport, factory, ledger
         self.mid_turn = mid_turn
         self.modes = modes  # `!mode` choices and the agents' access to miniroom-agent; None: neither
@@ -65,6 +68,7 @@ class TurnRunner:
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
         self.running = RunningTurns(metrics)
         self.teams = TeamTurns(factory, failure_reason)
+        self.approvals = approvals
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
         """Run `turn` to its end, logged from start to end with its outcome, duration and usage."""
@@ -192,6 +196,8 @@ class TurnRunner:
             stored = earlier is not None and rewind_to_prompt(path, earlier.session_leaf, turn.prompt)
             command_line = modes.command_line(turn.agent, minimal=minimal) if modes is not None else None
             agent = self.factory.build(turn.agent, turn.conversation, command_line)
+            if self.approvals is not None:
+                agent.config.person = self.approvals.person(turn, writer)
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
