@@ -4,6 +4,8 @@ decision in time tells the model who denied it and why."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,12 +15,16 @@ from miniroom.engine import (
     ApprovalRequest,
     Decision,
     Question,
+    Session,
+    ToolResult,
     ToolSettings,
     ToolVerdict,
+    unanswered_calls,
 )
 from miniroom.llm import ToolResultMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.conftest import MakeAgent
+from tests.engine.support import until
 from tests.engine.test_turn_hooks import Rules
 
 
@@ -99,3 +105,29 @@ async def test_without_a_person_a_call_that_asks_is_refused(
     await agent.prompt("touch it")
     assert not (tmp_path / "ran").exists()
     assert "denied: no one can approve calls here." in _result(agent.messages).text
+
+
+async def test_a_turn_resumes_at_the_calls_that_wait_and_a_given_result_stands_for_a_call(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
+    provider.script(
+        Reply(tool_calls=[("bash", {"command": "touch one"}), ("bash", {"command": "touch two"})]),
+        Reply(text="done"),
+    )
+    silent = Deciding(None)  # never answers: the calls wait, as they do when miniroom stops
+    first, _ = make_agent(provider, tmp_path, hooks=Rules(tool=ToolVerdict(ask='"bash"')), person=silent)
+    waiting = asyncio.ensure_future(first.prompt("touch both"))
+    await until(lambda: len(silent.shown) == 2, "the calls to wait")
+    waiting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await waiting
+    session = Session.load(first.session.path)
+    [_, two] = unanswered_calls(session.messages())
+    agent, _ = make_agent(provider, tmp_path, session, person=Deciding(Decision(True, by="@ann:x")))
+    agent.config.hooks = Rules(tool=ToolVerdict(ask='"bash"'))
+    ended = await agent.resume_calls({two.id: ToolResult.text("did not run", is_error=True)})
+    assert ended.message.text == "done"
+    assert (tmp_path / "one").exists()
+    assert not (tmp_path / "two").exists()
+    assert len(provider.requests) == 2  # resumed at the calls: the first request was not made again
+    assert "did not run" in json.dumps(provider.requests[1].body["messages"])

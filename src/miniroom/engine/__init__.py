@@ -4,7 +4,13 @@ The layer's one public face: other layers import from here, never from its modul
 holds them to it); the modules themselves import one another directly.
 """
 
-from miniroom.engine.agent import ABORTED_TOOL_TEXT, Agent, AgentConfig, BetweenBatches
+from miniroom.engine.agent import (
+    ABORTED_TOOL_TEXT,
+    Agent,
+    AgentConfig,
+    BetweenBatches,
+    unanswered_calls,
+)
 from miniroom.engine.approvals import (
     NO_ONE,
     Answer,
@@ -154,5 +160,6 @@ __all__ = [
     "session_id_of",
     "tally_usage",
     "timed_answer",
+    "unanswered_calls",
     "with_context",
 ]

@@ -44,6 +44,13 @@ def decision_line(summary: str, approved: bool, by: str, reason: str) -> str:
     )
 
 
+def stopped_line(summary: str) -> str:
+    return (
+        f"{WAITING_MARK} miniroom stopped while `{summary}` waited for approval; it waits again after the "
+        "restart"
+    )
+
+
 def question_card(text: str, requester: str) -> str:
     who = who_decides(requester)
     return f"{QUESTION_MARK} {text}\n({who} may answer: pick an option or write any answer)"

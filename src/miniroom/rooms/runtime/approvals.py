@@ -22,6 +22,7 @@ from miniroom.rooms.approvals import (
     question_card,
     read_answer,
     read_decision,
+    stopped_line,
 )
 from miniroom.rooms.commands import is_room_admin
 from miniroom.rooms.conversation import Conversation
@@ -58,56 +59,75 @@ class Waiting:
 
 
 class WaitingStore:
-    """The waiting cards on disk: written as each one comes and goes, read once at start."""
+    """The waiting cards on disk, by key: written as each one comes and goes."""
 
     def __init__(self, tracking_dir: Path) -> None:
         self.path = tracking_dir / APPROVALS_FILE
         data = read_json_object(self.path)
-        self.stored: dict[str, dict[str, Any]] = {
-            key: value for key, value in data.items() if isinstance(value, dict)
-        }
+        self.stored: dict[str, Waiting] = {}
+        for key, value in data.items():
+            try:
+                self.stored[key] = Waiting(**value)
+            except TypeError:
+                log.warning("Ignoring a waiting card in %s that cannot be read: %.200r", self.path, value)
 
-    def save(self, waiting: list[Waiting]) -> None:
-        self.stored = {item.key(): item.stored() for item in waiting}
-        write_json_atomically(self.path, self.stored)
+    def put(self, waiting: Waiting) -> None:
+        self.stored[waiting.key()] = waiting
+        self._write()
 
-    def earlier(self, turn: Turn) -> list[dict[str, Any]]:
-        """What the turn was waiting for when miniroom stopped."""
-        return [
-            value
-            for value in self.stored.values()
-            if value.get("event_id") == turn.event_id and value.get("agent") == turn.agent
-        ]
+    def drop(self, keys: list[str]) -> None:
+        if any(self.stored.pop(key, None) is not None for key in keys):
+            self._write()
+
+    def _write(self) -> None:
+        write_json_atomically(self.path, {key: item.stored() for key, item in self.stored.items()})
 
 
 class RoomApprovals:
-    """Every card waiting in the rooms of one runtime, and the answers that settle them."""
+    """Every card waiting in the rooms of one runtime, and the answers that settle them; a card restored
+    after a restart may be answered before its turn shows it again."""
 
     def __init__(self, transport: RoomTransport, tracking_dir: Path) -> None:
         self.transport = transport
         self.store = WaitingStore(tracking_dir)
-        self._waiting: list[Waiting] = []
+        self._early: dict[str, tuple[str, str]] = {}  # restored card -> its answer, until its turn asks
 
     def person(self, turn: Turn, writer: ReplyWriter) -> RoomPerson:
         return RoomPerson(self, turn, writer)
 
+    def earlier(self, turn: Turn) -> list[Waiting]:
+        """What the turn was waiting for when miniroom stopped."""
+        return [
+            item
+            for item in self.store.stored.values()
+            if item.event_id == turn.event_id and item.agent == turn.agent and item.future is None
+        ]
+
+    def forget(self, turn: Turn) -> None:
+        """The turn ended: nothing of it waits any more."""
+        keys = [item.key() for item in self.store.stored.values() if item.event_id == turn.event_id]
+        self.store.drop([key for key in keys if self.store.stored[key].agent == turn.agent])
+
     async def wait(self, waiting: Waiting) -> tuple[str, str]:
         """The answer (who, what) to a card shown in the reply; it waits on disk too while it waits."""
+        early = self._early.pop(waiting.key(), None)
+        if early is not None:
+            self.store.drop([waiting.key()])
+            return early
         waiting.future = asyncio.get_running_loop().create_future()
-        self._waiting.append(waiting)
-        self.store.save(self._waiting)
+        self.store.put(waiting)
         try:
             return await waiting.future
         finally:
-            self._waiting.remove(waiting)
-            self.store.save(self._waiting)
+            if waiting.future.done() and not waiting.future.cancelled():
+                self.store.drop([waiting.key()])  # cancelled by a stop: it waits again after the restart
 
     def _for(self, event: RoomEvent) -> Waiting | None:
         """The oldest card of the conversation `event` was posted in (a thread, a reply to the card, or the
         room level)."""
         relation = event.relation
-        for waiting in self._waiting:
-            if waiting.room_id != event.room_id:
+        for waiting in self.store.stored.values():
+            if waiting.room_id != event.room_id or waiting.key() in self._early:
                 continue
             in_thread = waiting.thread_root is not None and relation.thread_root == waiting.thread_root
             replying = relation.in_reply_to is not None and relation.in_reply_to == waiting.reply_id
@@ -136,7 +156,9 @@ class RoomApprovals:
                     waiting.requester or "a room admin",
                 )
                 return True
-        if waiting.future is not None and not waiting.future.done():
+        if waiting.future is None:
+            self._early[waiting.key()] = (event.sender, body)
+        elif not waiting.future.done():
             waiting.future.set_result((event.sender, body))
         return True
 
@@ -172,8 +194,8 @@ class RoomPerson:
         waiting = self._waiting("approval", request.call_id, asdict(request))
         try:
             by, body = await self.approvals.wait(waiting)
-        except BaseException:
-            reply.settle(request.call_id, decision_line(request.summary, False, "", "no decision"))
+        except asyncio.CancelledError:
+            reply.settle(request.call_id, stopped_line(request.summary))
             self.writer.refresh()
             raise
         approved, reason = read_decision(body) or (False, "")

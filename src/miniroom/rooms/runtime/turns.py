@@ -11,10 +11,20 @@ from typing import Any
 
 from miniroom.agent.cli_access import cli_access
 from miniroom.config.errors import UserError
-from miniroom.engine import Agent, Session, TurnEnded
+from miniroom.engine import (
+    Agent,
+    ApprovalRequest,
+    Decision,
+    Session,
+    ToolResult,
+    TurnEnded,
+    decide,
+    denial_text,
+    unanswered_calls,
+)
 from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.agents import AgentFactory
-from miniroom.rooms.runtime.approvals import RoomApprovals
+from miniroom.rooms.runtime.approvals import RoomApprovals, Waiting
 from miniroom.rooms.runtime.child_threads import ChildThreads
 from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
@@ -118,6 +128,8 @@ class TurnRunner:
             )
         reply_id = await self._finish(writer, threads, self.mentions(writer.reply.text))
         self.ledger.complete(turn, reply_id)
+        if self.approvals is not None:
+            self.approvals.forget(turn)
         return TurnOutcome(reply_id, writer.reply.text, failure is not None)
 
     def _target(self, turn: Turn, earlier: InFlight | None) -> ReplyTarget:
@@ -193,9 +205,11 @@ class TurnRunner:
             if modes is not None and minimal and (broken := modes.broken(turn)) is not None:
                 return broken
             path = self.factory.session_path(turn.agent, turn.conversation)
-            stored = earlier is not None and rewind_to_prompt(path, earlier.session_leaf, turn.prompt)
+            waits = self._waits(turn, path) if earlier is not None else {}
+            stored = not waits and earlier is not None
+            stored = stored and rewind_to_prompt(path, earlier.session_leaf if earlier else None, turn.prompt)
             command_line = modes.command_line(turn.agent, minimal=minimal) if modes is not None else None
-            agent = self.factory.build(turn.agent, turn.conversation, command_line)
+            agent = self.factory.build(turn.agent, turn.conversation, command_line, resume_calls=waits)
             if self.approvals is not None:
                 agent.config.person = self.approvals.person(turn, writer)
             self.ledger.begin(turn, agent.session.leaf_id)
@@ -204,12 +218,49 @@ class TurnRunner:
             agent.subscribe(threads.on_event)
             running.attach(agent)
             async with cli_access(modes.access if modes else None, agent, response_scope(turn)):
-                ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
+                if waits:
+                    ended = await agent.resume_calls(await self._decided(agent, waits) if minimal else None)
+                else:
+                    ended = await (agent.continue_turn() if stored else agent.prompt(turn.prompt))
         finally:
             running.detach()
             if agent is not None:
                 await agent.aclose()
         return failure_reason(ended)
+
+    def _waits(self, turn: Turn, path: Path) -> dict[str, Waiting]:
+        """The cards the turn waited on when miniroom stopped, by call, whose calls the session still
+        holds without a result: the turn resumes there."""
+        if self.approvals is None or not path.exists():
+            return {}
+        earlier = {waiting.call_id: waiting for waiting in self.approvals.earlier(turn)}
+        if not earlier:
+            return {}
+        session = Session.load(path)
+        try:
+            waiting = [call.id for call in unanswered_calls(session.messages())]
+        finally:
+            session.close()
+        return {call_id: earlier[call_id] for call_id in waiting if call_id in earlier}
+
+    async def _decided(self, agent: Agent, waits: dict[str, Waiting]) -> dict[str, ToolResult]:
+        """Minimal mode: the decisions on the Bash commands that waited, none of which runs again (the
+        agent is told so, and may run the command again)."""
+        results = {}
+        for call_id, waiting in waits.items():
+            request = ApprovalRequest(**waiting.detail)
+            timeout = agent.config.tool_settings.approval_timeout
+            decision = await decide(agent.config.person, request, timeout)
+            text = restart_text(decision) if decision.approved else denial_text(request, decision)
+            results[call_id] = ToolResult.text(text, is_error=True)
+        return results
+
+
+def restart_text(decision: Decision) -> str:
+    return (
+        f"This command did not run: miniroom restarted while it waited for approval, and {decision.by} "
+        "approved it afterwards. Run it again if it is still needed."
+    )
 
 
 def rewind_to_prompt(path: Path, leaf: str | None, prompt: str) -> bool:
