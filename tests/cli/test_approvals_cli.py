@@ -84,3 +84,29 @@ def test_chat_asks_the_person_and_runs_only_what_they_approve(
     assert (workspace.project / "second").exists()
     assert not (workspace.project / "first").exists()
     assert "you denied it: not that one. The call was not run." in sent(provider, 1)
+
+
+def tool_names(provider: ScriptedProvider, index: int) -> list[str]:
+    body = provider.requests[index].body
+    return [tool["function"]["name"] for tool in body.get("tools", [])]
+
+
+@one_protocol
+def test_chat_asks_the_users_question_and_run_does_not_offer_it(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    question = {"question": "Which colour?", "options": ["red", "blue"]}
+    provider.script(Reply(tool_calls=[("ask_user", question)]), Reply(text="Blue it is."), Reply(text="ok"))
+    chat = ChatProcess(workspace)
+    try:
+        chat.send("paint it")
+        output = chat.expect("Your answer (a number or any text): ")
+        assert "? Which colour?\n  1. red\n  2. blue\n" in output
+        chat.send("2")
+        chat.expect("Blue it is.")
+    finally:
+        assert chat.close() == 0
+    assert "ask_user" in tool_names(provider, 0)
+    assert "you answered: blue" in sent(provider, 1)
+    assert workspace.run("run", "hi").returncode == 0
+    assert "ask_user" not in tool_names(provider, 2)  # no one to answer in `run`

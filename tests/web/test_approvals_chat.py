@@ -59,3 +59,19 @@ async def test_the_requester_approves_and_the_call_runs_once(
     workspace = tmp_path / "miniroom_data" / "workspaces" / "helper"
     assert (workspace / "ran.txt").read_text() == "ran\n"
     assert provider.pending_replies == 0
+
+
+async def test_a_question_shows_its_options_and_the_choice_reaches_the_agent(
+    page: Page, tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    question = {"question": "Which colour?", "options": ["red", "blue", "green"]}
+    provider.script(Reply(tool_calls=[("ask_user", question)]), Reply(text="Green it is."))
+    with miniroom_serve(tmp_path, provider) as serve:
+        thread = await send_in_lobby(page, serve, "Paint the door")
+        body = thread.locator(".message:not(.mine)").first.locator(".body")
+        await expect(body).to_contain_text("Which colour?", timeout=WAIT_MS)
+        await body.get_by_role("button", name="green").click()
+        await expect(body).to_contain_text("Green it is.", timeout=WAIT_MS)
+        await expect(body).to_contain_text("answered: green")
+    assert "answered: green" in str(provider.requests[1].body["messages"])
+    assert "ask_user" in str(provider.requests[0].body["tools"])

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from miniroom.agent.cli_access import cli_access
+from miniroom.agent.people import offer_person
 from miniroom.config.errors import UserError
 from miniroom.engine import (
     Agent,
@@ -211,7 +212,7 @@ class TurnRunner:
             command_line = modes.command_line(turn.agent, minimal=minimal) if modes is not None else None
             agent = self.factory.build(turn.agent, turn.conversation, command_line, resume_calls=waits)
             if self.approvals is not None:
-                agent.config.person = self.approvals.person(turn, writer)
+                offer_person(agent, self.approvals.person(turn, writer))
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
