@@ -110,3 +110,20 @@ def test_chat_asks_the_users_question_and_run_does_not_offer_it(
     assert "you answered: blue" in sent(provider, 1)
     assert workspace.run("run", "hi").returncode == 0
     assert "ask_user" not in tool_names(provider, 2)  # no one to answer in `run`
+
+
+@one_protocol
+def test_a_subagents_call_that_asks_is_refused_as_it_has_no_one_to_ask(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    write_settings(workspace.project, "hooks.yml", ASK_BASH)
+    provider.script(
+        Reply(tool_calls=[("agent", {"description": "make", "prompt": "touch made"})]),
+        Reply(tool_calls=[("bash", {"command": "touch made"})]),
+        Reply(text="could not"),
+        Reply(text="done"),
+    )
+    result = workspace.run("run", "--approve", "bash", "make it")
+    assert result.returncode == 0, result.stderr
+    assert not (workspace.project / "made").exists()
+    assert "denied: no one can approve calls a subagent makes" in sent(provider, 2)

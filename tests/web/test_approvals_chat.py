@@ -40,6 +40,7 @@ async def test_the_requester_approves_and_the_call_runs_once(
         summary = body.locator(".tool-card .tool-summary")
         await expect(summary).to_have_text(f"Bash {COMMAND}", timeout=WAIT_MS)
         await expect(body).to_contain_text(f"Waiting for approval to run Bash {COMMAND}", timeout=WAIT_MS)
+        await expect(body.locator(".tool-card .tool-status")).to_have_text("waiting for an answer…")
         approve = body.get_by_role("button", name="Approve")
         await expect(approve).to_be_visible()
         await expect(body.get_by_role("button", name="Deny")).to_be_visible()

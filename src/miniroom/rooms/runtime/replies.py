@@ -117,12 +117,19 @@ class ReplyText:
         replaces it."""
         self._asks[key] = (len(self.lines), form)
         self.lines.append(card if form is None else f"{card}\n{form['text']}")
+        self._mark(key, "running", "waiting")
 
     def settle(self, key: str, line: str) -> None:
         """The card of `key` answered: `line` says how, and its buttons go."""
         asked = self._asks.pop(key, None)
         if asked is not None:
             self.lines[asked[0]] = line
+        self._mark(key, "waiting", "running")
+
+    def _mark(self, call_id: str, was: str, status: str) -> None:
+        listed = self.tools.get(call_id)
+        if listed is not None and listed["status"] == was:
+            listed["status"] = status
 
     def end(self, state: TurnState, error: str | None = None, ending: str | None = None) -> None:
         self.state, self.error, self.ending = state, error, ending
