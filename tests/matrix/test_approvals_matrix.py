@@ -141,3 +141,34 @@ async def test_a_minimal_bash_command_approved_across_a_restart_is_not_run_and_t
     assert told.startswith("This command did not run: miniroom restarted while it waited for approval")
     assert f"{alice.user_id} approved it afterwards" in told
     assert not (tmp_path / "miniroom_data" / "workspaces" / agent / "ran.txt").exists()
+
+
+async def test_a_question_is_answered_by_a_reply_naming_an_option(
+    tmp_path: Path, synapse: Synapse, provider: ScriptedProvider, human: MakeHuman
+) -> None:
+    question = {"question": "Which colour?", "options": ["red", "blue"]}
+    provider.script(Reply(tool_calls=[("ask_user", question)]), Reply(text="Blue it is."))
+    agents = agent_names("asker")
+    [agent] = list(agents)
+    alice = human("alice")
+    async with matrix_runtime(tmp_path, synapse, provider, agents) as served:
+        agent_id = served.user_id(agent)
+        room = await room_with_agents(alice, served, [])
+        root = await alice.send(room, "paint the door")
+
+        async def reply() -> list[Event]:
+            return messages_by(await relations(alice, room, root, "m.thread"), agent_id)
+
+        [card] = await eventually(reply, "the agent's reply")
+
+        async def shows(text: str) -> str | None:
+            shown = await shown_text(alice, room, card)
+            return shown if text in shown else None
+
+        asked = await eventually(lambda: shows("Which colour?"), "the question")
+        assert "Reply with one of:\n1. red\n2. blue" in asked
+        await alice.reply_in_thread(room, root, "2")
+        final = await eventually(lambda: shows("Blue it is."), "the answer")
+        assert f"❓ Which colour? — {alice.user_id} answered: blue" in final
+        await served.idle()
+    assert f"{alice.user_id} answered: blue" in str(provider.requests[1].body["messages"])

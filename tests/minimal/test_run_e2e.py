@@ -251,7 +251,7 @@ def test_a_cli_call_that_asks_follows_the_approve_rules_of_run(
 ) -> None:
     (project.project / ".miniroom").mkdir()
     (project.project / ".miniroom" / "hooks.yml").write_text("ask: ['write(*.txt)']\n")
-    call = "miniroom-agent tools call files write '{\"path\": \"%s\", \"content\": \"hi\"}'; echo rc=$?"
+    call = 'miniroom-agent tools call files write \'{"path": "%s", "content": "hi"}\'; echo rc=$?'
     provider.script(bash(call % "refused.txt"), Reply(text="no"), bash(call % "made.txt"), Reply(text="ok"))
     assert project.run("run", "--minimal", "write it").returncode == 0
     refused = tool_output(provider.requests[1].body)

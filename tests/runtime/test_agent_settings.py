@@ -61,8 +61,10 @@ async def test_an_agents_tools_narrow_its_set_and_its_room_prompt_ends_the_syste
         rooms.post("what is here?")
         await rooms.settle()
     [request] = provider.requests
-    # fetch (with fetch.yml) and the subagent tools join every root chat, whatever its tool list
-    assert tool_names(request) == {"read", "ls", "fetch", "agent", "agent_start", "agent_check", "agent_stop"}
+    # fetch (with fetch.yml), the subagent tools and ask_user (someone can answer in a room) join every root
+    # chat, whatever its tool list
+    expected = {"read", "ls", "fetch", "agent", "agent_start", "agent_check", "agent_stop", "ask_user"}
+    assert tool_names(request) == expected
     system = "".join(block["text"] for block in request.body["system"])
     assert "You are Helper, an agent in a chat room." in system
     assert system.endswith("Your role: reads the code\nBe brief.")

@@ -121,5 +121,5 @@ async def test_an_agents_tools_list_narrows_the_tools_it_gets(
         rooms.post("what can you do?")
         await rooms.settle()
     names = sorted(tool["name"] for tool in provider.requests[0].body["tools"])
-    # fetch (with the project's fetch.yml) and the subagent tools stay, whatever the list
-    assert names == ["agent", "agent_check", "agent_start", "agent_stop", "fetch", "ls", "read"]
+    # fetch (with the project's fetch.yml), the subagent tools and ask_user stay, whatever the list
+    assert names == ["agent", "agent_check", "agent_start", "agent_stop", "ask_user", "fetch", "ls", "read"]

@@ -207,8 +207,8 @@ class TurnRunner:
                 return broken
             path = self.factory.session_path(turn.agent, turn.conversation)
             waits = self._waits(turn, path) if earlier is not None else {}
-            stored = not waits and earlier is not None
-            stored = stored and rewind_to_prompt(path, earlier.session_leaf if earlier else None, turn.prompt)
+            leaf = earlier.session_leaf if earlier is not None else None
+            stored = earlier is not None and not waits and rewind_to_prompt(path, leaf, turn.prompt)
             command_line = modes.command_line(turn.agent, minimal=minimal) if modes is not None else None
             agent = self.factory.build(turn.agent, turn.conversation, command_line, resume_calls=waits)
             if self.approvals is not None:
