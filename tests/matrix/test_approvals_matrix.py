@@ -54,6 +54,9 @@ async def test_the_requesters_reply_approves_and_someone_elses_is_ignored(
         assert f"run `Bash {COMMAND}`" in shown
         assert f"{bob.user_id} or a room admin may answer" in shown
         assert "Reply with one of:\n1. Approve\n2. Deny" in shown
+        edits = await relations(bob, room, card["event_id"], "m.replace")
+        notified = [edit["content"]["m.mentions"].get("user_ids", []) for edit in edits]
+        assert [bob.user_id] in notified  # the edit that shows the card mentions the requester
 
         await carol.reply_in_thread(room, question, "approve")
         await bob.reply_in_thread(room, question, "Approve")
@@ -165,7 +168,7 @@ async def test_a_question_is_answered_by_a_reply_naming_an_option(
             shown = await shown_text(alice, room, card)
             return shown if text in shown else None
 
-        asked = await eventually(lambda: shows("Which colour?"), "the question")
+        asked = await eventually(lambda: shows("❓ Which colour?"), "the question card")
         assert "Reply with one of:\n1. red\n2. blue" in asked
         await alice.reply_in_thread(room, root, "2")
         final = await eventually(lambda: shows("Blue it is."), "the answer")

@@ -189,7 +189,7 @@ class RoomPerson:
     async def approve(self, request: ApprovalRequest) -> Decision:
         reply = self.writer.reply
         card = approval_card(request.summary, request.rule, request.reason, self.turn.requester)
-        reply.ask(request.call_id, card, APPROVAL_BUTTONS)
+        reply.ask(request.call_id, card, APPROVAL_BUTTONS, self.turn.requester)
         self.writer.refresh()
         waiting = self._waiting("approval", request.call_id, asdict(request))
         try:
@@ -206,7 +206,8 @@ class RoomPerson:
     async def answer(self, question: Question) -> Answer | None:
         reply = self.writer.reply
         form = buttons(list(question.options)) if question.options else None
-        reply.ask(question.call_id, question_card(question.text, self.turn.requester), form)
+        requester = self.turn.requester
+        reply.ask(question.call_id, question_card(question.text, requester), form, requester)
         self.writer.refresh()
         waiting = self._waiting("question", question.call_id, asdict(question))
         answer: Answer | None = None
