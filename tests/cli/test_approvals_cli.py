@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.agent_runs import write_settings
 from tests.cli.test_chat import ChatProcess
-from tests.conftest import Workspace
+from tests.conftest import MINIROOM, Workspace
 
 one_protocol = pytest.mark.parametrize("workspace", ["openai-completions"], indirect=True)
 ASK_BASH = "ask:\n  - bash(touch *)\n"
@@ -127,3 +128,27 @@ def test_a_subagents_call_that_asks_is_refused_as_it_has_no_one_to_ask(
     assert result.returncode == 0, result.stderr
     assert not (workspace.project / "made").exists()
     assert "denied: no one can approve calls a subagent makes" in sent(provider, 2)
+
+
+@one_protocol
+def test_chat_reads_the_decision_from_a_file_given_as_its_input(
+    workspace: Workspace, provider: ScriptedProvider
+) -> None:
+    write_settings(workspace.project, "hooks.yml", ASK_BASH)
+    provider.script(Reply(tool_calls=[("bash", {"command": "touch made"})]), Reply(text="made it"))
+    answers = workspace.project / "answers.txt"
+    answers.write_text("make it\ny\n/exit\n")
+    with answers.open() as stdin:
+        result = subprocess.run(
+            [MINIROOM, "chat"],
+            cwd=workspace.project,
+            env=workspace.env,
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 0, result.stderr
+    assert "Run it? [y/N, or n: why] " in result.stdout
+    assert "made it" in result.stdout
+    assert (workspace.project / "made").exists()

@@ -131,3 +131,20 @@ async def test_a_turn_resumes_at_the_calls_that_wait_and_a_given_result_stands_f
     assert not (tmp_path / "two").exists()
     assert len(provider.requests) == 2  # resumed at the calls: the first request was not made again
     assert "did not run" in json.dumps(provider.requests[1].body["messages"])
+
+
+class Broken(Deciding):
+    async def approve(self, request: ApprovalRequest) -> Decision:
+        raise OSError("the terminal went away")
+
+
+async def test_a_failure_to_ask_is_a_denial_not_a_crash(
+    provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
+) -> None:
+    provider.script(Reply(tool_calls=[("bash", {"command": "touch ran"})]), Reply(text="ok"))
+    rules = Rules(tool=ToolVerdict(ask='"bash"'))
+    agent, _ = make_agent(provider, tmp_path, hooks=rules, person=Broken(None))
+    ended = await agent.prompt("touch it")
+    assert ended.message.text == "ok"
+    assert not (tmp_path / "ran").exists()
+    assert "denied: asking failed (OSError: the terminal went away)." in _result(agent.messages).text

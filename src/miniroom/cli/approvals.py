@@ -85,7 +85,10 @@ class Terminal:
             if not ready.done():
                 ready.set_result(self.source.readline())
 
-        loop.add_reader(fd, read)
+        try:
+            loop.add_reader(fd, read)
+        except (OSError, ValueError):  # a regular file (`chat < answers.txt`) cannot be watched: it is ready
+            return self.source.readline()
         try:
             return await ready
         finally:

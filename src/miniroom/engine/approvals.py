@@ -92,6 +92,8 @@ async def decide(person: Person, request: ApprovalRequest, seconds: float) -> De
         return await asyncio.wait_for(person.approve(request), seconds)
     except TimeoutError:
         return Decision(False, reason=f"no one decided within {_duration(seconds)}")
+    except Exception as error:  # asking failed (the terminal went away): no approval, and the turn goes on
+        return Decision(False, reason=f"asking failed ({type(error).__name__}: {error})")
 
 
 def denial_text(request: ApprovalRequest, decision: Decision) -> str:
@@ -110,6 +112,8 @@ async def timed_answer(person: Person, question: Question, seconds: float) -> An
     try:
         return await asyncio.wait_for(person.answer(question), seconds)
     except TimeoutError:
+        return None
+    except Exception:  # asking failed: as no answer
         return None
 
 
