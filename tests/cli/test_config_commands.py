@@ -80,6 +80,10 @@ def test_profile_show_gives_the_rules_that_ask_for_approval(workspace: Workspace
     ]
     assert shown["deny"] == [{"rule": "bash(rm *)", "where": ".miniroom/hooks.yml:1"}]
     assert shown["settings"]["approvalTimeout"] == {"value": 900, "source": "default"}
+    write(workspace, "hooks.yml", "ask: ['bash((']\n")
+    broken = show(workspace)
+    assert broken["ask"] == []
+    assert any('ask[0]: "bash((" is not an ask rule' in warning for warning in broken["warnings"])
 
 
 @one_protocol

@@ -69,17 +69,11 @@ def profile_show_command(args: argparse.Namespace) -> int:
         env["AGENT_BACKEND"] = f"mini:{args.name}"
     variables = model_variables(args.model, folder) if args.model else {}
     resolved = resolve_profile(folder, env, variables)
-    print(json.dumps(resolved.to_json() | _call_rules(folder), indent=2, ensure_ascii=False))
-    return 0
-
-
-def _call_rules(folder: Path) -> dict[str, object]:
-    """hooks.yml's rules on calls: `ask` (wait for approval) and `deny`, each as written and where."""
+    shown = resolved.to_json()
     settings, problems = load_hooks(folder)
-    errors = [str(problem) for problem in problems if problem.severity == "error"]
-    if errors:
-        raise CommandError("\n".join(errors))
-    return {
-        key: [{"rule": rule.text, "where": rule.where} for rule in rules]
-        for key, rules in (("ask", settings.ask), ("deny", settings.deny))
-    }
+    shown["warnings"] += [str(problem) for problem in problems]  # a broken file sets no rule: say why
+    for key, rules in (("ask", settings.ask), ("deny", settings.deny)):
+        # hooks.yml's rules on calls: `ask` (wait for approval) and `deny`, each as written and where
+        shown[key] = [{"rule": rule.text, "where": rule.where} for rule in rules]
+    print(json.dumps(shown, indent=2, ensure_ascii=False))
+    return 0
