@@ -16,6 +16,7 @@ from miniroom.engine import (
     Agent,
     ApprovalRequest,
     Decision,
+    Person,
     Session,
     ToolResult,
     TurnEnded,
@@ -33,7 +34,7 @@ from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.modes import AgentModes, response_scope
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
-from miniroom.rooms.runtime.team_turns import TeamTurns
+from miniroom.rooms.runtime.team_turns import ReplySink, TeamTurns
 from miniroom.rooms.transport import RoomTransport
 
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
@@ -78,8 +79,14 @@ class TurnRunner:
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
         self.running = RunningTurns(metrics)
-        self.teams = TeamTurns(factory, failure_reason)
         self.approvals = approvals
+        self.teams = TeamTurns(factory, failure_reason, self._team_person)
+
+    def _team_person(self, turn: Turn, sink: ReplySink) -> Person | None:
+        """Who decides on a team member's calls: as for an agent, in the team's reply."""
+        if self.approvals is None or not isinstance(sink, ReplyWriter):
+            return None
+        return self.approvals.person(turn, sink)
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
         """Run `turn` to its end, logged from start to end with its outcome, duration and usage."""
