@@ -131,13 +131,15 @@ def build_agent(
     command_line: CommandLine | None = None,
     max_tool_calls_per_turn: int | None = None,
     profile_defaults: ProfileSettings | None = None,
+    resume_calls: Collection[str] = (),
 ) -> Agent:
     """Resolve profile and model, open the session (recording changes) and assemble the agent.
 
     `project_dir` holds the `.miniroom/` settings (default: `cwd`); `extra_prompt` ends the system prompt.
     Without `external_tools` (a subagent) the agent gets no MCP servers and runs no hook commands; the deny
     rules of hooks.yml still apply to it. With `command_line`, shell commands reach the agent's other tools
-    through `miniroom-agent`; in minimal mode that is all: a short prompt and one Bash tool.
+    through `miniroom-agent`; in minimal mode that is all: a short prompt and one Bash tool. The calls of
+    `resume_calls` are left without a result, for `Agent.resume_calls`; other unanswered calls are closed.
     """
     agent_dir = agent_dir_from_env(env)
     settings_dir = cwd if project_dir is None else project_dir
@@ -152,7 +154,7 @@ def build_agent(
     )
     thinking = choose_thinking(settings, suffix, session)
     record_model(session, model, thinking)
-    interrupted = session.repair_interrupted_tool_calls()
+    interrupted = session.repair_interrupted_tool_calls(keep=resume_calls)
     skills = discover_skills(cwd, agent_dir)
     enabled = tool_filter(settings, tool_allowlist)
     children = ChildBuilder(

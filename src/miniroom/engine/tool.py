@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from miniroom.engine.approvals import NO_ONE, Person
 from miniroom.engine.inbox import TurnInbox
 from miniroom.llm import (
     INVALID_ARGUMENTS_KEY,
@@ -69,6 +70,8 @@ class ToolSettings:
     read_max_lines: int = 500  # readMaxLines: the most lines one read returns
     parallel_bash_threads: int = 5  # parallelBashThreads: commands parallel_bash runs at once
     minimal_bash_timeout: int = 120  # minimalBashTimeout: seconds a minimal-mode bash command runs
+    approval_timeout: int = 900  # approvalTimeout: seconds a call waits for approval (or a question for
+    # an answer) before it counts as denied (unanswered)
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class ToolContext:
     spend: Callable[[Usage], None] = _ignore
     inbox: TurnInbox = field(default_factory=TurnInbox)  # the running turn's inbox
     command_grants: CommandGrants | None = None  # shells of this response may call tools through the CLI
+    person: Person = NO_ONE  # who approves calls and answers questions in this conversation
 
 
 class Tool(Protocol):
