@@ -26,7 +26,7 @@ class AskUserParams(Params):
 
 class AskUserTool(BuiltinTool[AskUserParams]):
     name = ASK_USER_TOOL_NAME
-    description = "Ask the user and wait for the answer (offer up to 4 options, or none)."
+    description = "Ask the user a question (up to 4 options) and wait for the answer."
     params_model = AskUserParams
     untimed: Literal[True] = True  # waits for the person, as long as the profile's approvalTimeout
 
