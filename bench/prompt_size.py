@@ -4,6 +4,8 @@ Runs `miniroom run` in a temporary project with fetch and search on (with an emp
 CLAUDE.md, skills or models.json) against the scripted provider, in both wire protocols, and measures the
 first request: the system prompt text and the tool list as compact JSON. Tokens are estimated as characters
 / 4.
+`ask_user` (offered only where a person can answer: rooms and `miniroom chat`, not `run`) and `send_file`
+(rooms only) are added in the request's own shape, so the budget covers a room agent's whole tool set.
 Budget: at most 2,500 tokens in each protocol; exit 1 when over. Then the tokens each MCP server adds (the
 SDK-written test server, over stdio), which no budget covers: they are the user's choice.
 """
@@ -18,7 +20,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from miniroom.rooms.runtime.outbox import SendFileTool
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from miniroom.tools.ask_user import AskUserTool
 
 BUDGET_TOKENS = 2_500
 CHARS_PER_TOKEN = 4
@@ -76,6 +80,18 @@ def first_request(api: str, mcp_servers: dict[str, Any] | None = None) -> dict[s
         return provider.requests[0].body
 
 
+def with_room_tools(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` with `ask_user` and `send_file` after its tools, written as the body writes the others."""
+    tools = list(body.get("tools") or [])
+    for spec in (AskUserTool.class_spec(), SendFileTool.class_spec()):
+        fields = {"name": spec.name, "description": spec.description}
+        if tools and "function" in tools[0]:
+            tools.append({"type": "function", "function": {**fields, "parameters": spec.parameters}})
+        else:
+            tools.append({**fields, "input_schema": spec.parameters})
+    return {**body, "tools": tools}
+
+
 def tool_name(tool: dict[str, Any]) -> str:
     return str(tool["function"]["name"] if "function" in tool else tool["name"])
 
@@ -111,7 +127,7 @@ def mcp_tokens_per_server() -> dict[str, tuple[int, int]]:
 def main() -> int:
     over = False
     for api in PROTOCOLS:
-        system, tools, per_tool = measure(first_request(api))
+        system, tools, per_tool = measure(with_room_tools(first_request(api)))
         total = system + tools
         verdict = "ok" if tokens(total) <= BUDGET_TOKENS else "OVER BUDGET"
         over = over or tokens(total) > BUDGET_TOKENS

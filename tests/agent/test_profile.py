@@ -66,6 +66,7 @@ DEFAULTS = [
     ("maxAnswerBytes", "max_answer_bytes", 67_108_864),
     ("sandbox", "sandbox", "off"),
     ("sandboxNetwork", "sandbox_network", False),
+    ("approvalTimeout", "approval_timeout", 900),
 ]
 
 
@@ -557,7 +558,8 @@ YML_ERRORS = [
      "loadClaudeMd, loadAgentsMd, enabledTools, disabledTools, toolCallTimeout, firstByteTimeout, "
      "idleTimeout, maxModelRequests, maxOutputTokens, "
      "thinkingBudget, thinkingLevel, parallelBashThreads, readMaxLines, maxParallelAgents, systemPrompt, "
-     "sessionHeader, minimalBashTimeout, answerTimeout, maxAnswerBytes, sandbox, sandboxNetwork"),
+     "sessionHeader, minimalBashTimeout, answerTimeout, maxAnswerBytes, sandbox, sandboxNetwork, "
+     "approvalTimeout"),
     ("profiles:\n  safe:\n    sessionHeader: 'X Session'\n",
      "3: profiles.safe.sessionHeader: must be an HTTP header name (letters, digits and '-', no spaces), got "
      "\"X Session\""),

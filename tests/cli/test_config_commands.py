@@ -29,7 +29,7 @@ ALL_KEYS = {
     "idleTimeout", "maxModelRequests", "maxOutputTokens",
     "thinkingBudget", "thinkingLevel", "parallelBashThreads", "readMaxLines", "maxParallelAgents",
     "systemPrompt", "sessionHeader", "minimalBashTimeout", "answerTimeout", "maxAnswerBytes", "sandbox",
-    "sandboxNetwork",
+    "sandboxNetwork", "approvalTimeout",
 }  # fmt: skip
 
 
@@ -67,6 +67,23 @@ def test_profile_show_gives_every_setting_with_its_value_and_source(workspace: W
     assert settings["thinkingBudget"] == {"value": 65536, "source": "default"}
     assert settings["maxParallelAgents"] == {"value": 4, "source": "default"}
     assert shown["warnings"] == []
+
+
+@one_protocol
+def test_profile_show_gives_the_rules_that_ask_for_approval(workspace: Workspace) -> None:
+    assert (show(workspace)["ask"], show(workspace)["deny"]) == ([], [])
+    write(workspace, "hooks.yml", "deny: ['bash(rm *)']\nask:\n  - bash\n  - write(.env)\n")
+    shown = show(workspace)
+    assert shown["ask"] == [
+        {"rule": "bash", "where": ".miniroom/hooks.yml:3"},
+        {"rule": "write(.env)", "where": ".miniroom/hooks.yml:4"},
+    ]
+    assert shown["deny"] == [{"rule": "bash(rm *)", "where": ".miniroom/hooks.yml:1"}]
+    assert shown["settings"]["approvalTimeout"] == {"value": 900, "source": "default"}
+    write(workspace, "hooks.yml", "ask: ['bash((']\n")
+    broken = show(workspace)
+    assert broken["ask"] == []
+    assert any('ask[0]: "bash((" is not an ask rule' in warning for warning in broken["warnings"])
 
 
 @one_protocol

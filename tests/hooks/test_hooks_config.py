@@ -65,8 +65,10 @@ def test_the_issues_example_reads_as_written(tmp_path: Path) -> None:
         ("deny:\n  - 'bad rule(('\n", '2: deny[0]: "bad rule((" is not a deny rule'),
         ("deny:\n  - 'bash()'\n", '2: deny[0]: "bash()" has empty parentheses'),
         ("deny: bash\n", "1: deny: must be a list (one `- item` per line)"),
-        ("PreToolUse: []\n", "1: PreToolUse: unknown key: the valid keys are hooks, deny"),
-        ("- a\n", "1: the file must be a mapping with `hooks:` and `deny:` keys, got a list"),
+        ("PreToolUse: []\n", "1: PreToolUse: unknown key: the valid keys are hooks, deny, ask"),
+        ("- a\n", "1: the file must be a mapping with `hooks:`, `deny:` and `ask:` keys, got a list"),
+        ("ask:\n  - 'bash(('\n", '2: ask[0]: "bash((" is not an ask rule'),
+        ("ask:\n  - 7\n", "2: ask[0]: must be text, got 7"),
         ('hooks:\n  - event: Stop\n    command: "echo a\\0b"\n',
          "3: hooks[0].command: holds a NUL character (\\0), which no command, argument or variable can "
          "carry: remove it"),
@@ -77,7 +79,7 @@ def test_each_mistake_is_named_with_its_line_and_key(tmp_path: Path, text: str, 
     problems = [str(problem) for problem in check_hooks_file(path)]
     assert any(problem.startswith(f"{path}:{message}") for problem in problems), problems
     settings, _ = read_hooks(path)
-    assert (settings.rules, settings.deny) == ((), ())  # a file with an error sets no rule at all
+    assert (settings.rules, settings.deny, settings.ask) == ((), (), ())  # an error sets no rule at all
 
 
 def test_every_problem_of_the_file_is_listed_at_once(tmp_path: Path) -> None:
@@ -94,3 +96,13 @@ def test_a_deny_rule_that_is_not_text_hides_no_other_problem(tmp_path: Path) -> 
     problems = [str(problem) for problem in check_hooks_file(write(tmp_path, text))]
     assert [problem.split(": ", 1)[0].rsplit(":", 1)[1] for problem in problems] == ["2", "5", "6"], problems
     assert problems[1].endswith('deny[0]: must be text, got 5 — write "5" in quotes')
+
+
+def test_ask_rules_read_as_deny_rules_do(tmp_path: Path) -> None:
+    settings, problems = read_hooks(write(tmp_path, "ask:\n  - bash\n  - write(.env)\n"))
+    assert problems == []
+    assert [(rule.text, rule.where) for rule in settings.ask] == [
+        ("bash", ".miniroom/hooks.yml:2"),
+        ("write(.env)", ".miniroom/hooks.yml:3"),
+    ]
+    assert settings.deny == ()

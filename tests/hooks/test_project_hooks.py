@@ -77,6 +77,29 @@ async def test_a_json_decision_denies_a_call_and_deny_rules_come_first(tmp_path:
     assert verdict.denied == "A PreToolUse hook blocked this call: not on Fridays"
 
 
+async def test_ask_rules_and_a_hooks_ask_make_a_call_wait_for_approval(tmp_path: Path) -> None:
+    asks = script(
+        tmp_path,
+        "asks.sh",
+        'echo \'{"hookSpecificOutput": {"permissionDecision": "ask", '
+        '"permissionDecisionReason": "it deploys"}}\'\n',
+    )
+    hooks = hooks_for(
+        tmp_path,
+        f"hooks:\n  - event: PreToolUse\n    matcher: fetch\n    command: {asks}\n"
+        "ask: ['bash(make *)', 'write(.env)']\ndeny: ['bash(rm *)']\n",
+    )
+    verdict = await hooks.pre_tool(ToolCall("1", "bash", {"command": "cd x && make deploy"}))
+    assert (verdict.denied, verdict.ask) == (None, '"bash(make *)" (.miniroom/hooks.yml:5)')
+    assert (await hooks.pre_tool(ToolCall("2", "write", {"path": "a/.env", "content": ""}))).ask
+    assert (await hooks.pre_tool(ToolCall("3", "bash", {"command": "ls"}))).ask is None
+    denied = await hooks.pre_tool(ToolCall("4", "bash", {"command": "rm x && make"}))
+    assert denied.denied is not None
+    assert denied.ask is None
+    hooked = await hooks.pre_tool(ToolCall("5", "fetch", {"url": "https://example.com"}))
+    assert (hooked.ask, hooked.ask_reason) == ("a PreToolUse hook", "it deploys")
+
+
 async def test_a_command_the_system_cannot_start_is_a_failure_not_a_crash(tmp_path: Path) -> None:
     ended = await run_hook("echo a\0b", b"{}", tmp_path, 5, {"PATH": "/usr/bin:/bin"})
     assert ended == Finished(None, failure="could not start: embedded null byte")

@@ -114,8 +114,10 @@ RULE = "hooks.yml:3 (./check.sh)"
         ("PreToolUse", finished(0, '{"decision": "block", "reason": "legacy no"}'),
          Outcome(block="legacy no")),
         ("PreToolUse", finished(0, '{"hookSpecificOutput": {"permissionDecision": "ask"}}'),
-         Outcome(block=f"The hook {RULE} asks for the user's confirmation of this call, which miniroom "
-                       "cannot ask for, so the call was not run.")),
+         Outcome(ask="")),
+        ("PreToolUse", finished(0, '{"hookSpecificOutput": {"permissionDecision": "ask", '
+                                   '"permissionDecisionReason": "touches prod"}}'),
+         Outcome(ask="touches prod")),
         ("PreToolUse", finished(0, '{"hookSpecificOutput": {"updatedInput": {"command": "ls"}, '
                                    '"additionalContext": "checked"}}'),
          Outcome(context="checked", updated_input={"command": "ls"})),

@@ -266,3 +266,19 @@ def test_agent_with_minimal_true_says_what_the_subagent_lacks(
     assert "the profile leaves bash out" in end["output"]
     assert "Call it again without minimal: true." in end["output"]
     assert not [r for r in provider.requests if "CHILD-M" in json.dumps(r.body["messages"][0])]
+
+
+def test_a_cli_call_that_asks_follows_the_approve_rules_of_run(
+    project: Workspace, provider: ScriptedProvider
+) -> None:
+    (project.project / ".miniroom").mkdir()
+    (project.project / ".miniroom" / "hooks.yml").write_text("ask: ['write(*.txt)']\n")
+    call = 'miniroom-agent tools call files write \'{"path": "%s", "content": "hi"}\'; echo rc=$?'
+    provider.script(bash(call % "refused.txt"), Reply(text="no"), bash(call % "made.txt"), Reply(text="ok"))
+    assert project.run("run", "--minimal", "write it").returncode == 0
+    refused = tool_output(provider.requests[1].body)
+    assert "`miniroom run` has no one to ask" in refused
+    assert not (project.project / "refused.txt").exists()
+    assert project.run("run", "--minimal", "--approve", "write", "write it").returncode == 0
+    assert "rc=0" in tool_output(provider.requests[3].body)
+    assert (project.project / "made.txt").read_text() == "hi"

@@ -61,8 +61,19 @@ async def test_an_agents_tools_narrow_its_set_and_its_room_prompt_ends_the_syste
         rooms.post("what is here?")
         await rooms.settle()
     [request] = provider.requests
-    # fetch (with fetch.yml), the subagent tools and send_file join every room chat, whatever its tool list
-    expected = {"read", "ls", "fetch", "agent", "agent_start", "agent_check", "agent_stop", "send_file"}
+    # fetch (with fetch.yml), the subagent tools, send_file and ask_user (someone can answer in a room) join
+    # every root chat, whatever its tool list
+    expected = {
+        "read",
+        "ls",
+        "fetch",
+        "agent",
+        "agent_start",
+        "agent_check",
+        "agent_stop",
+        "send_file",
+        "ask_user",
+    }
     assert tool_names(request) == expected
     system = "".join(block["text"] for block in request.body["system"])
     assert "You are Helper, an agent in a chat room." in system

@@ -121,5 +121,15 @@ async def test_an_agents_tools_list_narrows_the_tools_it_gets(
         rooms.post("what can you do?")
         await rooms.settle()
     names = sorted(tool["name"] for tool in provider.requests[0].body["tools"])
-    # fetch (with the project's fetch.yml), the subagent tools and send_file (rooms) stay, whatever the list
-    assert names == ["agent", "agent_check", "agent_start", "agent_stop", "fetch", "ls", "read", "send_file"]
+    # fetch (with the project's fetch.yml), the subagent tools, ask_user and send_file (rooms) stay
+    assert names == [
+        "agent",
+        "agent_check",
+        "agent_start",
+        "agent_stop",
+        "ask_user",
+        "fetch",
+        "ls",
+        "read",
+        "send_file",
+    ]

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.runtime.support import prompt_of, running_rooms
+from tests.agent_runs import write_settings
+from tests.runtime.support import prompt_of, running_rooms, until
 
 CRITIC, WRITER = "@critic:miniroom.local", "@writer:miniroom.local"
 REVIEWERS = "@reviewers:miniroom.local"
@@ -109,3 +110,25 @@ async def test_mode_minimal_for_a_team_says_it_is_for_agents(
         assert body.startswith("reviewers cannot answer in minimal mode, so nothing was saved. It needs:")
         assert "reviewers is a team: its members critic, writer answer in their own sessions" in body
     assert len(provider.requests) == 2  # the members' answers to the question, none to the command
+
+
+async def test_a_members_call_that_needs_approval_waits_in_the_teams_reply(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    write_settings(tmp_path, "hooks.yml", "ask: [bash]\n")
+    provider.script(
+        Reply(tool_calls=[("bash", {"command": "echo checked >> checked.txt"})]),
+        Reply(text="Checked."),
+        Reply(text="Ship it."),
+    )
+    crew = team("collaborate")
+    async with running_rooms(tmp_path, provider, agents(), teams=crew) as rooms:
+        question = rooms.post("@reviewers is the patch ready?")
+        reply = await rooms.first_message(REVIEWERS)
+        await until(lambda: "Waiting for approval" in rooms.shown_text(reply["event_id"]), "the card")
+        rooms.post("approve", thread=question)
+        await rooms.settle()
+        shown = rooms.shown_text(reply["event_id"])
+    assert "approved `Bash echo checked >> checked.txt`" in shown
+    folders = (tmp_path / "miniroom_data" / "workspaces").glob("*/checked.txt")
+    assert [path.read_text() for path in folders] == ["checked\n"]

@@ -159,6 +159,6 @@ def test_summary_is_one_short_line() -> None:
 
 def test_description_states_the_independence_contract() -> None:
     spec = TOOL.spec
-    assert "do not depend on each other" in spec.description
+    assert "None may need another's output, files or effects" in spec.description
     assert spec.parameters["properties"]["commands"]["minItems"] == 1
     assert len(spec.description) + len(json.dumps(spec.parameters)) < 800

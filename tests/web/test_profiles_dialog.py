@@ -99,3 +99,15 @@ async def test_a_tab_that_cannot_open_says_so_instead_of_staying_blank(
     body = await open_card(page, hub_server.url, "MiniAgent")
     await body.get_by_role("button", name="Fetch services", exact=True).click()
     await expect(body.locator(".tab-panel .notice.error")).to_contain_text("Could not open Fetch services")
+
+
+async def test_the_rules_that_ask_for_approval_are_shown(page: Page, hub_server: HubServer) -> None:
+    hooks = hub_server.path("hooks.yml")
+    hooks.write_text("ask:\n  - bash\n  - write(.env)\n")
+    try:
+        body = await open_card(page, hub_server.url, "MiniAgent")
+        await expect(body.locator(".approvals-note")).to_have_text(
+            "Calls that wait for a person's approval (ask: in .miniroom/hooks.yml): bash, write(.env)"
+        )
+    finally:
+        hooks.unlink()

@@ -18,6 +18,7 @@ if typing.TYPE_CHECKING:
     from miniroom.agent.minimal import CliMode, shell_problems, unavailable_message
     from miniroom.agent.modes import switch_mode
     from miniroom.agent.options import AgentOptions
+    from miniroom.agent.people import offer_person
     from miniroom.agent.profile import (
         PROFILE_NAME,
         SERVE_DEFAULTS,
@@ -58,6 +59,7 @@ __all__ = [
     "load_external",
     "mcp_servers",
     "memory_prompt",
+    "offer_person",
     "parse_qualified",
     "parse_variables",
     "plain_value",

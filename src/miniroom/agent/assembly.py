@@ -181,7 +181,9 @@ def agent_config(
         cwd=cwd,
         request_options=request_options(model, settings, thinking, session),
         tool_timeout=settings.tool_call_timeout,
-        tool_settings=ToolSettings(settings.read_max_lines, settings.parallel_bash_threads),
+        tool_settings=ToolSettings(
+            settings.read_max_lines, settings.parallel_bash_threads, settings.approval_timeout
+        ),
         retry=retry,
         max_model_requests=settings.max_model_requests,
     )

@@ -127,7 +127,8 @@ def build_agent(
     """Resolve profile and model, open the session (recording changes) and assemble the agent.
 
     With `options.command_line`, shell commands reach the agent's other tools through `miniroom-agent`; in
-    minimal mode that is all: a short prompt and one Bash tool.
+    minimal mode that is all: a short prompt and one Bash tool. The calls of `options.resume_calls` are left
+    without a result, for `Agent.resume_calls`; other unanswered calls are closed.
     """
     agent_dir = agent_dir_from_env(env)
     settings_dir = options.settings_dir(cwd)
@@ -143,7 +144,7 @@ def build_agent(
     )
     thinking = choose_thinking(settings, suffix, session)
     record_model(session, model, thinking)
-    interrupted = session.repair_interrupted_tool_calls()
+    interrupted = session.repair_interrupted_tool_calls(keep=options.resume_calls)
     skills = discover_skills(cwd, agent_dir)
     enabled = tool_filter(settings, options.tool_allowlist)
     inherited = Inherited(

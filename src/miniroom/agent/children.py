@@ -42,6 +42,7 @@ from miniroom.config.paths import PROFILE_FILE
 from miniroom.engine import (
     PARENT_CALL_KEY,
     Agent,
+    NoOne,
     RetryPolicy,
     Session,
     directory_for_cwd,
@@ -54,6 +55,7 @@ from miniroom.llm import (
 )
 from miniroom.web import WebCatalogues
 
+SUBAGENT_PERSON = NoOne("a subagent makes (it has no one to ask)")
 log = logging.getLogger(__name__)
 MINIMAL_IDENTITY = f"{DEFAULT_IDENTITY} {SUBAGENT_PROMPT}"
 
@@ -142,10 +144,11 @@ class ChildBuilder:
         prompt, sent, offer = prompt_and_tools(parts, tools, command_line)
         config = agent_config(self.model, prompt, sent, self.cwd, settings, thinking, session, retry)
         config.command_line = offer
-        # a subagent runs no hook commands and has no MCP servers; the deny rules still hold for it
+        # a subagent runs no hook commands and has no MCP servers; the deny and ask rules still hold for it,
+        # and as no one answers it, a call that asks is refused
         facts = SessionFacts(session.id, session.path, self.cwd, self.model.ref)
         hooks = turn_hooks(self.root.external, facts, self.settings_dir, commands=False)
-        return Agent(dataclasses.replace(config, hooks=hooks), session)
+        return Agent(dataclasses.replace(config, hooks=hooks, person=SUBAGENT_PERSON), session)
 
     def _new_session(self, spec: ChildSpec) -> tuple[Session, ProfileSettings, RetryPolicy]:
         link = {"parentSession": spec.parent_session, PARENT_CALL_KEY: spec.parent_call}

@@ -114,9 +114,10 @@ def mcp_servers(
 def turn_hooks(
     external: ExternalSettings, facts: SessionFacts, project_dir: Path, *, commands: bool = True
 ) -> TurnHooks:
-    """The hooks of an agent; without `commands` (a subagent) only the deny rules and SubagentStop apply."""
+    """The hooks of an agent; without `commands` (a subagent) only the deny and ask rules and SubagentStop
+    apply."""
     settings = external.hooks
-    if settings is None or (not settings.rules and not settings.deny):
+    if settings is None or not (settings.rules or settings.deny or settings.ask):
         return NO_HOOKS
     from miniroom.hooks.project_hooks import ProjectHooks, SubagentHooks
 

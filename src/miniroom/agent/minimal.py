@@ -19,8 +19,8 @@ DEFAULT_IDENTITY = "You are mini, a coding agent working in the user's project."
 INSTRUCTIONS_DOCUMENT = "instructions"
 GLOBAL_CONTEXT_PREFIX = "global/"
 CLI_HINT = (
-    "Your bash commands can also call your other tools with `miniroom-agent` (see `miniroom-agent --help`), "
-    "so one script can combine many calls and filter their results."
+    "Your bash commands can call your other tools with `miniroom-agent` (see `miniroom-agent --help`), to "
+    "combine many calls in one script."
 )
 SHELL_FIX = (
     "the profile leaves bash out: allow it in .miniroom/miniagent.yml (enabledTools, disabledTools) or "

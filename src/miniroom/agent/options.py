@@ -22,6 +22,7 @@ class AgentOptions:
     external_tools: bool = True
     command_line: CliMode | None = None  # shell commands reach the agent's other tools
     max_tool_calls_per_turn: int | None = None
+    resume_calls: Collection[str] = ()  # calls left without a result, for `Agent.resume_calls`
     profile_defaults: ProfileSettings | None = None  # what a setting no file sets is (serve: a sandbox)
 
     def settings_dir(self, cwd: Path) -> Path:

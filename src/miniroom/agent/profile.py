@@ -59,6 +59,7 @@ class ProfileSettings:
     max_answer_bytes: int = 64 * 1024 * 1024  # bytes one provider answer may bring (as received)
     sandbox: SandboxMode = "off"  # the command that builds the agent may pass another default (serve)
     sandbox_network: bool = False  # whether sandboxed commands reach the network
+    approval_timeout: int = ToolSettings.approval_timeout  # seconds a call waits for approval
 
     def tool_enabled(self, name: str) -> bool:
         """Whether the profile lets this tool in; tools a profile cannot filter always are."""

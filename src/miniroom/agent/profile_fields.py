@@ -64,6 +64,7 @@ class ProfileFields(SettingsModel):
     max_answer_bytes: OptionalPositiveWhole = None
     sandbox: Annotated[Literal["off", "workspace", "read-only"] | None, BeforeValidator(_yaml_off)] = None
     sandbox_network: bool | None = None
+    approval_timeout: OptionalPositiveWhole = None
 
     @field_validator("enabled_tools")
     @classmethod

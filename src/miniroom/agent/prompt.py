@@ -16,9 +16,8 @@ You are mini, a coding agent working in the user's project. You read, write and 
 
 # Kept short: it is in every request. The chat draws these blocks; a reply to one comes back as a message.
 FORMS_PROMPT = """\
-To offer choices, write a fenced block tagged agent.button with one option per line; for a form, tag \
-it agent.form with one field per line: `Label` or `Label: choice | choice`. The answer comes as the next \
-message."""
+To offer choices, write a fenced block tagged agent.button (one option per line) or agent.form (one field \
+per line: `Label` or `Label: choice | choice`); the answer comes as the next message."""
 
 
 def sandbox_prompt(mode: str, network: bool) -> str:

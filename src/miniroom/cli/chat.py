@@ -10,8 +10,9 @@ import signal
 import sys
 from typing import TextIO
 
-from miniroom.agent import SubagentStatus, cli_turn, progress_line
+from miniroom.agent import SubagentStatus, cli_turn, offer_person, progress_line
 from miniroom.cli.agent_access import LocalCli, local_cli, local_scope
+from miniroom.cli.approvals import Terminal
 from miniroom.cli.chat_commands import ChatAction, run_chat_command
 from miniroom.cli.common import agent_from_args
 from miniroom.cli.process import STOP_SIGNALS, stop_signals_call
@@ -155,6 +156,7 @@ def chat_loop(agent: Agent, runner: asyncio.Runner, local: LocalCli) -> None:
 def chat_command(args: argparse.Namespace) -> int:
     make_non_dumpable()
     agent = agent_from_args(args)
+    offer_person(agent, Terminal(sys.stdout))
     for signum in STOP_SIGNALS:
         signal.signal(signum, _stop_at_prompt)
     local = local_cli(os.environ)

@@ -43,6 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="minimal mode: a short prompt and one bash tool; the other tools through miniroom-agent",
     )
+    run.add_argument(
+        "--approve",
+        action="append",
+        metavar="RULE",
+        help="accept calls this rule matches (as hooks.yml's ask: rules are written, e.g. bash or "
+        "'write(.env)') when an ask rule or hook wants approval; repeat for more rules",
+    )
     run.add_argument("prompt", nargs="+", help="what the agent should do ('-' reads standard input)")
 
     chat = commands.add_parser("chat", help="talk with the agent interactively")

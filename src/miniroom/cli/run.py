@@ -12,6 +12,7 @@ import sys
 
 from miniroom.agent import cli_turn
 from miniroom.cli.agent_access import LocalCli, local_cli, local_scope
+from miniroom.cli.approvals import ApprovedUpFront, approve_rules
 from miniroom.cli.common import CommandError, agent_from_args, fail
 from miniroom.cli.process import stop_signals_call
 from miniroom.cli.render import (
@@ -82,7 +83,9 @@ async def _run(agent: Agent, prompt: str, local: LocalCli) -> TurnEnded:
 def run_command(args: argparse.Namespace) -> int:
     make_non_dumpable()
     prompt = _prompt_text(args.prompt)
+    approved = approve_rules(args.approve)
     agent = agent_from_args(args)
+    agent.config.person = ApprovedUpFront(approved, agent.config.cwd)
     output = _JsonOutput(agent)
     if args.json:
         _print_json(session_record(agent))

@@ -18,6 +18,7 @@ from miniroom.agent import (
 from miniroom.cli.common import CommandError, fail, working_folder
 from miniroom.config.config_yaml import RoomsConfig, UnknownModel
 from miniroom.config.paths import config_path
+from miniroom.hooks.config import load_hooks
 from miniroom.llm import MODELS_JSON, agent_dir_from_env, check_models_file
 
 
@@ -74,5 +75,11 @@ def profile_show_command(args: argparse.Namespace) -> int:
         env["AGENT_BACKEND"] = f"mini:{args.name}"
     variables = model_variables(args.model, folder) if args.model else {}
     resolved = resolve_profile(folder, env, variables)
-    print(json.dumps(resolved.to_json(), indent=2, ensure_ascii=False))
+    shown = resolved.to_json()
+    settings, problems = load_hooks(folder)
+    shown["warnings"] += [str(problem) for problem in problems]  # a broken file sets no rule: say why
+    for key, rules in (("ask", settings.ask), ("deny", settings.deny)):
+        # hooks.yml's rules on calls: `ask` (wait for approval) and `deny`, each as written and where
+        shown[key] = [{"rule": rule.text, "where": rule.where} for rule in rules]
+    print(json.dumps(shown, indent=2, ensure_ascii=False))
     return 0

@@ -4,7 +4,26 @@ The layer's one public face: other layers import from here, never from its modul
 holds them to it); the modules themselves import one another directly.
 """
 
-from miniroom.engine.agent import ABORTED_TOOL_TEXT, Agent, AgentConfig, BetweenBatches
+from miniroom.engine.agent import (
+    ABORTED_TOOL_TEXT,
+    Agent,
+    AgentConfig,
+    BetweenBatches,
+    unanswered_calls,
+)
+from miniroom.engine.approvals import (
+    NO_ONE,
+    Answer,
+    ApprovalRequest,
+    Decision,
+    NoOne,
+    Person,
+    Question,
+    chosen_option,
+    decide,
+    denial_text,
+    timed_answer,
+)
 from miniroom.engine.call_records import CallRecord, find_call
 from miniroom.engine.compaction import NotCompacted
 from miniroom.engine.events import (
@@ -75,23 +94,30 @@ __all__ = [
     "CUSTOM_ENTRY",
     "INTERRUPTED_TOOL_TEXT",
     "NO_HOOKS",
+    "NO_ONE",
     "NO_TURN_VALUES",
     "PARENT_CALL_KEY",
     "PASS",
     "Agent",
     "AgentConfig",
     "AgentEvent",
+    "Answer",
+    "ApprovalRequest",
     "BetweenBatches",
     "CallRecord",
     "CliOffer",
     "ClosableTool",
     "CompactTrigger",
     "Compacted",
+    "Decision",
     "EventListener",
     "Hold",
     "MessageCompleted",
+    "NoOne",
     "NotCompacted",
+    "Person",
     "PromptVerdict",
+    "Question",
     "RetryPolicy",
     "RetryScheduled",
     "Session",
@@ -119,6 +145,9 @@ __all__ = [
     "assistant_messages",
     "child_session_paths",
     "child_sessions",
+    "chosen_option",
+    "decide",
+    "denial_text",
     "directory_for_cwd",
     "find_call",
     "find_session_path",
@@ -129,5 +158,7 @@ __all__ = [
     "run_tool_call",
     "session_id_of",
     "tally_usage",
+    "timed_answer",
+    "unanswered_calls",
     "with_context",
 ]

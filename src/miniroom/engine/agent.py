@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import httpx
 
 import miniroom.engine.events as ev
+from miniroom.engine.approvals import NO_ONE, Person
 from miniroom.engine.compaction import Compactor, Done, NotCompacted
 from miniroom.engine.hooks import NO_HOOKS, PASS, CompactTrigger, PromptVerdict, TurnHooks, run_hooked
 from miniroom.engine.inbox import TurnInbox
@@ -81,6 +82,7 @@ class AgentConfig:
     hooks: TurnHooks = NO_HOOKS
     max_tool_calls_per_turn: int | None = None  # direct calls; calls through the CLI are counted apart
     command_line: CliOffer = field(default_factory=CliOffer)
+    person: Person = NO_ONE  # who approves calls and answers questions: the UI's
 
 
 def tool_call_limit_result(limit: int) -> ToolResult:
@@ -106,6 +108,17 @@ def _waited_too_long(failure: ProviderFailure, wait: float) -> ProviderFailure:
         f"{MAX_RETRY_AFTER_SECONDS:g} s miniroom waits within a turn: try again later."
     )
     return replace(failure, message=failure.message + note)
+
+
+def unanswered_calls(messages: Sequence[Message]) -> list[ToolCall]:
+    """The calls of the last assistant message that have no result yet."""
+    answered: set[str] = set()
+    for message in reversed(messages):
+        if isinstance(message, ToolResultMessage):
+            answered.add(message.tool_call_id)
+        elif isinstance(message, AssistantMessage):
+            return [call for call in message.tool_calls if call.id not in answered]
+    return []
 
 
 def _finished_result(task: asyncio.Future[ToolResult]) -> ToolResult:
@@ -224,6 +237,33 @@ class Agent:
         finally:
             self._turn_values = NO_TURN_VALUES
             await self.inbox.stop_holds()  # nothing promised to this turn outlives it
+        return self._end_turn(message, self._turn_usage, error)
+
+    async def resume_calls(
+        self, given: Mapping[str, ToolResult] | None = None, turn: TurnValues = NO_TURN_VALUES
+    ) -> ev.TurnEnded:
+        """Finish the turn whose last assistant message still has calls without results (a restart came
+        while they waited for approval): each runs again, through the hooks, unless `given` holds its
+        result; then the turn goes on, its tool calls getting `turn`."""
+        given = given or {}
+        calls = unanswered_calls(self.messages)
+        if not calls:
+            raise ValueError(f"{self.session.path} has no tool call waiting for its result")
+        self._aborted, self._turn_usage, self._tool_calls = False, Usage(), 0
+        self._turn_values = turn
+        try:
+            ran = iter(await self._run_tools([call for call in calls if call.id not in given]))
+            for call in calls:
+                kept = given.get(call.id)
+                self._record(
+                    next(ran)
+                    if kept is None
+                    else ToolResultMessage(call.id, call.name, kept.content, kept.is_error)
+                )
+            message, error = await self._steps()
+        finally:
+            self._turn_values = NO_TURN_VALUES
+            await self.inbox.stop_holds()
         return self._end_turn(message, self._turn_usage, error)
 
     def _end_turn(
@@ -470,6 +510,7 @@ class Agent:
             spend=lambda usage: self._spend(usage, call),
             inbox=self.inbox,
             turn=self._turn_values,
+            person=config.person,
         )
 
     def _spend(self, usage: Usage, call: ToolCall) -> None:

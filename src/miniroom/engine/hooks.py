@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
+from miniroom.engine.approvals import ApprovalRequest, decide, denial_text
 from miniroom.engine.tool import Tool, ToolContext, ToolResult, run_tool_call
 from miniroom.llm import AssistantMessage, TextContent, ToolCall
 
@@ -27,12 +28,14 @@ class PromptVerdict:
 
 @dataclass(frozen=True)
 class ToolVerdict:
-    """`denied`: the call does not run and the model reads why; `arguments` replace the model's;
-    `context` follows the result."""
+    """`denied`: the call does not run and the model reads why; `ask`: it runs only once a person approves
+    (the rule that asks, `ask_reason` why); `arguments` replace the model's; `context` follows the result."""
 
     denied: str | None = None
     context: str = ""
     arguments: dict[str, Any] | None = None
+    ask: str | None = None
+    ask_reason: str = ""
 
 
 ALLOW = ToolVerdict()
@@ -96,13 +99,23 @@ async def run_hooked(
     context: Callable[[ToolCall], ToolContext],
     available: Collection[str],
 ) -> ToolResult:
-    """Run `call` as the hooks let it: a denied call does not run; what they add follows the result.
-    The agent's own calls and those through `miniroom-agent` both run this way."""
+    """Run `call` as the hooks let it: a denied call does not run, one they ask about runs once the person
+    approves it as shown; what they add follows the result. The agent's own calls and those through
+    `miniroom-agent` both run this way."""
     verdict = await hooks.pre_tool(call)
     if verdict.denied is not None:
         return ToolResult.text(verdict.denied, is_error=True)
     if verdict.arguments is not None:
         call = replace(call, arguments=verdict.arguments)
-    result = await run_tool_call(tool, call, context(call), available)
+    ctx = context(call)
+    if verdict.ask is not None:
+        summary = tool.summary(call.arguments) if tool is not None else call.name
+        request = ApprovalRequest(
+            call.id, call.name, call.arguments, summary, verdict.ask, verdict.ask_reason
+        )
+        decision = await decide(ctx.person, request, ctx.settings.approval_timeout)
+        if not decision.approved:
+            return ToolResult.text(denial_text(request, decision), is_error=True, denied_by=decision.by)
+    result = await run_tool_call(tool, call, ctx, available)
     after = await hooks.post_tool(call, result)
     return with_context(result, verdict.context, after)

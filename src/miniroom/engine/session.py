@@ -6,7 +6,7 @@ import json
 import os
 import secrets
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -339,8 +339,9 @@ class Session:
             total.add(usage)
         return total
 
-    def repair_interrupted_tool_calls(self) -> list[str]:
-        """Give every tool call left without a result (a killed process) an error result; return their ids."""
+    def repair_interrupted_tool_calls(self, keep: Collection[str] = ()) -> list[str]:
+        """Give every tool call left without a result (a killed process) an error result, but those of `keep`
+        (calls to resume); return their ids."""
         entries = self.context_entries()[1]
         if not any(_role(entry) == "assistant" for entry in entries):  # the last answer is older
             entries = self.branch()
@@ -354,7 +355,7 @@ class Session:
                 content = entry["message"].get("content", ())
                 calls = [b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
                 break
-        missing = [call for call in calls if call.get("id") not in answered]
+        missing = [call for call in calls if call.get("id") not in answered and call.get("id") not in keep]
         for call in missing:
             text: list[UserContent] = [TextContent(INTERRUPTED_TOOL_TEXT)]
             self.append_message(

@@ -9,6 +9,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Generic, Literal, Protocol, TypeVar, cast, runtime_checkable
 
+from miniroom.engine.approvals import NO_ONE, Person
 from miniroom.engine.inbox import TurnInbox
 from miniroom.llm import (
     INVALID_ARGUMENTS_KEY,
@@ -64,6 +65,8 @@ class ToolSettings:
 
     read_max_lines: int = 500  # readMaxLines: the most lines one read returns
     parallel_bash_threads: int = 5  # parallelBashThreads: commands parallel_bash runs at once
+    approval_timeout: int = 900  # approvalTimeout: seconds a call waits for approval (or a question for
+    # an answer) before it counts as denied (unanswered)
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ class ToolContext:
     spend: Callable[[Usage], None] = _ignore
     inbox: TurnInbox = field(default_factory=TurnInbox)  # the running turn's inbox
     turn: TurnValues = field(default_factory=dict)  # what the turn's runner handed its calls
+    person: Person = NO_ONE  # who approves calls and answers questions in this conversation
 
     def value(self, key: TurnKey[T]) -> T | None:
         """What the turn's runner handed its calls under `key`, or None."""

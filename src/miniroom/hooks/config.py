@@ -1,4 +1,5 @@
-"""`.miniroom/hooks.yml`: hook rules (`hooks:`) and deny rules (`deny:`), read and validated.
+"""`.miniroom/hooks.yml`: hook rules (`hooks:`), deny rules (`deny:`) and ask rules (`ask:`), read and
+validated.
 
 hooks:
   - event: PreToolUse        # one of EVENTS
@@ -7,6 +8,8 @@ hooks:
     timeout: 10               # seconds, default 60
 deny:
   - "bash(rm -rf *)"          # see `hooks.deny`
+ask:
+  - bash                      # the same syntax: a matching call waits for a person's approval
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class HooksFile(SettingsModel):
     # each item checked on its own, so one bad rule hides no other problem
     hooks: list[Any] | None = None
     deny: list[Any] | None = None
+    ask: list[Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class HookRule:
 class HookSettings:
     rules: tuple[HookRule, ...] = ()
     deny: tuple[DenyRule, ...] = ()
+    ask: tuple[DenyRule, ...] = ()  # calls that run only once a person approves them
 
     def for_event(self, event: str, value: str | None = None) -> list[HookRule]:
         """The rules of `event` whose matcher takes `value` (every rule of the event when None)."""
@@ -104,22 +109,27 @@ def _rule(source: YamlSource, index: int, item: Any, problems: list[Problem]) ->
     return HookRule(fields.event, matcher, fields.command, timeout, _where(source, loc))
 
 
-def _deny_rule(source: YamlSource, index: int, text: Any, problems: list[Problem]) -> DenyRule | None:
+def _call_rule(
+    source: YamlSource, key: str, index: int, text: Any, problems: list[Problem]
+) -> DenyRule | None:
+    """One rule of `deny:` or `ask:` (the same syntax)."""
     if not isinstance(text, str):
-        hint = source.quote_hint(("deny", index), text)
-        problems.append(source.problem(("deny", index), f"must be text, got {describe_value(text)}{hint}"))
+        hint = source.quote_hint((key, index), text)
+        problems.append(source.problem((key, index), f"must be text, got {describe_value(text)}{hint}"))
         return None
     try:
-        return parse_deny_rule(text, _where(source, ("deny", index)))
+        return parse_deny_rule(text, _where(source, (key, index)), key)
     except ValueError as error:
-        problems.append(source.problem(("deny", index), str(error)))
+        problems.append(source.problem((key, index), str(error)))
         return None
 
 
 def _parsed(source: YamlSource, problems: list[Problem]) -> HooksFile | None:
     data: Any = {} if source.data is None else source.data
     if not isinstance(data, dict):
-        message = f"the file must be a mapping with `hooks:` and `deny:` keys, got {describe_value(data)}"
+        message = (
+            f"the file must be a mapping with `hooks:`, `deny:` and `ask:` keys, got {describe_value(data)}"
+        )
         problems.append(source.problem((), message))
         return None
     try:
@@ -140,10 +150,12 @@ def read_hooks(path: Path) -> tuple[HookSettings, list[Problem]]:
     if parsed is None:
         return NO_HOOK_SETTINGS, problems
     rules = [_rule(source, index, item, problems) for index, item in enumerate(parsed.hooks or [])]
-    deny = [_deny_rule(source, index, text, problems) for index, text in enumerate(parsed.deny or [])]
+    deny = [_call_rule(source, "deny", index, text, problems) for index, text in enumerate(parsed.deny or [])]
+    ask = [_call_rule(source, "ask", index, text, problems) for index, text in enumerate(parsed.ask or [])]
     if any(problem.severity == "error" for problem in problems):
         return NO_HOOK_SETTINGS, problems
-    return HookSettings(tuple(rule for rule in rules if rule), tuple(rule for rule in deny if rule)), problems
+    kept = (tuple(rule for rule in rules if rule), tuple(r for r in deny if r), tuple(r for r in ask if r))
+    return HookSettings(*kept), problems
 
 
 def check_hooks_file(path: Path) -> list[Problem]:

@@ -1,4 +1,5 @@
 """Deny rules (`deny:` in hooks.yml): `tool(argument glob)` refuses matching calls before they run (pure).
+Ask rules (`ask:`) are written and matched the same way; a matching call waits for a person's approval.
 
 A rule is a tool name, or a glob of names (`mcp__github__*`), with an optional glob in parentheses matched
 against the call's main argument; without one it refuses every call of the tool. The main argument is:
@@ -36,6 +37,10 @@ class DenyRule:
     argument: str | None
     where: str = ""
 
+    def name(self) -> str:
+        """The rule as people find it: `"bash" (.miniroom/hooks.yml:9)`."""
+        return f'"{self.text}"' + (f" ({self.where})" if self.where else "")
+
     def refusal(self) -> str:
         where = f" ({self.where})" if self.where else ""
         return (
@@ -44,13 +49,14 @@ class DenyRule:
         )
 
 
-def parse_deny_rule(text: str, where: str = "") -> DenyRule:
-    """The rule `text` writes; ValueError saying how to write it."""
+def parse_deny_rule(text: str, where: str = "", kind: str = "deny") -> DenyRule:
+    """The rule `text` writes (`kind`: deny or ask); ValueError saying how to write it."""
     match = _RULE.match(text.strip())
     if match is None or not match.group(1):
+        article = "an" if kind == "ask" else "a"
         raise ValueError(
-            f'"{text}" is not a deny rule: write a tool name with an optional argument glob in parentheses, '
-            'e.g. "bash(rm -rf *)", "write(.env)" or "mcp__github__*"'
+            f'"{text}" is not {article} {kind} rule: write a tool name with an optional argument glob in '
+            'parentheses, e.g. "bash(rm -rf *)", "write(.env)" or "mcp__github__*"'
         )
     argument = match.group(2)
     if argument is not None and not argument.strip():

@@ -10,8 +10,8 @@ The conventions of Claude Code's hooks:
 - a command that times out or cannot start decides nothing and is logged.
 JSON fields read: `decision` (`block`; `approve` on PreToolUse) with `reason`; `hookSpecificOutput` with
 `permissionDecision` (`allow`, `deny`, `ask`, `defer`), `permissionDecisionReason`, `updatedInput` and
-`additionalContext`; `systemMessage` is logged as a warning. miniroom cannot ask anyone to confirm a call, so
-`ask` refuses it, saying so. `continue: false` is not supported and is logged.
+`additionalContext`; `systemMessage` is logged as a warning. `ask` makes the call wait for a person's approval
+(with the reason as why). `continue: false` is not supported and is logged.
 """
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ MAX_TEXT = 10_000  # characters of one hook's context or reason
 
 @dataclass(frozen=True)
 class Outcome:
-    """`block`: the reason the event is blocked; `context` for the model; `notices` for the log."""
+    """`block`: the reason the event is blocked; `context` for the model; `notices` for the log; `ask`: the
+    call waits for approval (with the hook's reason, maybe empty)."""
 
     block: str | None = None
     context: str = ""
     updated_input: dict[str, Any] | None = None
     notices: tuple[str, ...] = ()
+    ask: str | None = None
 
 
 def _capped(text: str) -> str:
@@ -71,8 +73,8 @@ def _json_notices(data: dict[str, Any], rule: str) -> list[str]:
     return notices
 
 
-def _permission(data: dict[str, Any], rule: str) -> str | None:
-    """The block reason a PreToolUse decision gives, or None when the call may run."""
+def _permission(data: dict[str, Any], rule: str) -> tuple[str | None, str | None]:
+    """The block reason a PreToolUse decision gives, and its reason to ask (None, None: the call may run)."""
     specific = data.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
     decision = specific.get("permissionDecision")
@@ -80,13 +82,10 @@ def _permission(data: dict[str, Any], rule: str) -> str | None:
     if decision is None:
         decision = {"approve": "allow", "block": "deny"}.get(str(data.get("decision")))
     if decision == "deny":
-        return reason or f"The hook {rule} denied this call."
+        return reason or f"The hook {rule} denied this call.", None
     if decision == "ask":
-        return (
-            f"The hook {rule} asks for the user's confirmation of this call, which miniroom cannot ask for, "
-            f"so the call was not run{': ' + reason if reason else '.'}"
-        )
-    return None
+        return None, reason
+    return None, None
 
 
 def _from_json(event: str, data: dict[str, Any], rule: str, notices: list[str]) -> Outcome:
@@ -96,8 +95,9 @@ def _from_json(event: str, data: dict[str, Any], rule: str, notices: list[str]) 
     context = _text(specific.get("additionalContext"))
     if event == "PreToolUse":
         updated = specific.get("updatedInput")
-        block = _permission(data, rule)
-        return Outcome(block, context, updated if isinstance(updated, dict) else None, tuple(notices))
+        block, ask = _permission(data, rule)
+        updated_input = updated if isinstance(updated, dict) else None
+        return Outcome(block, context, updated_input, tuple(notices), ask)
     reason = _text(data.get("reason"))
     blocked = data.get("decision") == "block"
     if event == "PostToolUse":
@@ -151,4 +151,5 @@ def combine(outcomes: Sequence[Outcome]) -> Outcome:
         context="\n\n".join(outcome.context for outcome in outcomes if outcome.context),
         updated_input=next((o.updated_input for o in outcomes if o.updated_input is not None), None),
         notices=tuple(notice for outcome in outcomes for notice in outcome.notices),
+        ask=next((outcome.ask for outcome in outcomes if outcome.ask is not None), None),
     )

@@ -1,5 +1,5 @@
 """The engine's `TurnHooks` for a project's hooks.yml: deny rules first, then the matching commands, all of
-an event's at once, in the project folder."""
+an event's at once, in the project folder; an ask rule or a hook's `ask` makes the call wait for approval."""
 
 from __future__ import annotations
 
@@ -70,9 +70,16 @@ class ProjectHooks:
         outcome = await self.fire("PreToolUse", call.name, **tool_fields(call))
         if outcome.block is not None:
             return ToolVerdict(denied=f"A PreToolUse hook blocked this call: {outcome.block}")
-        if not outcome.context and outcome.updated_input is None:
+        arguments = call.arguments if outcome.updated_input is None else outcome.updated_input
+        asking = denying_rule(self.settings.ask, call.name, arguments, self.facts.cwd)
+        ask, reason = (asking.name(), "") if asking is not None else (None, "")
+        if outcome.ask is not None:
+            ask, reason = ask or "a PreToolUse hook", outcome.ask
+        if not outcome.context and outcome.updated_input is None and ask is None:
             return ALLOW
-        return ToolVerdict(context=outcome.context, arguments=outcome.updated_input)
+        return ToolVerdict(
+            context=outcome.context, arguments=outcome.updated_input, ask=ask, ask_reason=reason
+        )
 
     async def post_tool(self, call: ToolCall, result: ToolResult) -> str:
         fields = tool_fields(call) | {"tool_response": tool_response(result)}

@@ -10,6 +10,7 @@ import typing
 from miniroom.config import faces
 
 if typing.TYPE_CHECKING:
+    from miniroom.tools.ask_user import ASK_USER_TOOL_NAME, AskUserTool
     from miniroom.tools.base import BuiltinTool, Params
     from miniroom.tools.builtin import (
         BUILTIN_TOOL_NAMES,
@@ -62,6 +63,7 @@ if typing.TYPE_CHECKING:
     from miniroom.tools.todo_write import latest_todos, render_todos
 
 __all__ = [
+    "ASK_USER_TOOL_NAME",
     "BUILTIN_TOOLS",
     "BUILTIN_TOOL_NAMES",
     "DRAIN_SECONDS",
@@ -79,6 +81,7 @@ __all__ = [
     "SPECS_FILE",
     "STDIN_GATE_ARGV",
     "TOOL_REQUIRES",
+    "AskUserTool",
     "BuiltinTool",
     "ChildSpec",
     "DeclaredTool",

@@ -22,17 +22,15 @@ from miniroom.tools.shell import (
 
 class BashParams(Params):
     command: CommandText = Field(description="The shell command to run.")
-    timeout: TimeoutSeconds = Field(
-        default=None, description="Seconds before the command is killed; capped by the call timeout."
-    )
+    timeout: TimeoutSeconds = Field(default=None, description="Seconds before it is killed")
 
 
 class BashTool(KeepsOutput, BuiltinTool[BashParams]):
     name: ClassVar[str] = "bash"
     description: ClassVar[str] = (
-        "Run a shell command (bash -c) in the working folder; stdout and stderr come back merged, cut to "
-        "the last 2000 lines or 50 KB, with the full output saved to a file named in the result. "
-        "Stdin is empty, so use non-interactive flags; background jobs (`cmd > log 2>&1 &`) keep running."
+        "Run a bash command in the working folder. stdout and stderr, merged, are cut to the last 2000 "
+        "lines or 50 KB; the full output is saved to a file the result names. Stdin is empty; background "
+        "jobs (`cmd > log 2>&1 &`) keep running."
     )
     params_model = BashParams
 

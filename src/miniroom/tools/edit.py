@@ -58,8 +58,8 @@ class Match:
 class EditTool(BuiltinTool[EditParams]):
     name = "edit"
     description = (
-        "Replace old_text with new_text in a file. old_text must match exactly one place: "
-        "include enough surrounding lines to make it unique."
+        "Replace old_text with new_text in a file; old_text must match exactly one place (add surrounding "
+        "lines to make it unique)."
     )
     params_model = EditParams
 

@@ -25,7 +25,7 @@ class FindParams(Params):
 
 class FindTool(BuiltinTool[FindParams]):
     name = "find"
-    description = "Find files by name glob, skipping files ignored by .gitignore. Paths come sorted by name."
+    description = "Find files by name glob, skipping .gitignored files. Paths come sorted by name."
     params_model = FindParams
 
     async def run(self, params: FindParams, ctx: ToolContext) -> ToolResult:

@@ -27,8 +27,8 @@ class GlobParams(Params):
 class GlobTool(BuiltinTool[GlobParams]):
     name = "glob"
     description = (
-        "List files whose path relative to path matches a glob (** crosses folders), skipping files "
-        "ignored by .gitignore. Newest first."
+        "List files whose path relative to path matches a glob (** crosses folders), skipping .gitignored "
+        "files. Newest first."
     )
     params_model = GlobParams
 

@@ -31,8 +31,8 @@ class GrepParams(Params):
     path: str = Field(".", description="File or folder to search")
     glob: str = Field("", description="Only files matching this glob, e.g. *.py")
     ignore_case: bool = Field(False, description="Case-insensitive")
-    literal: bool = Field(False, description="Treat pattern as plain text")
-    context: int = Field(0, ge=0, le=20, description="Lines of context around each match")
+    literal: bool = Field(False, description="Pattern is plain text")
+    context: int = Field(0, ge=0, le=20, description="Context lines")
     limit: int = Field(100, ge=1, description="Max matches")
 
 
@@ -57,7 +57,7 @@ class GrepLine:
 class GrepTool(BuiltinTool[GrepParams]):
     name = "grep"
     description = (
-        "Search file contents for a regex (ripgrep syntax), skipping files ignored by .gitignore. "
+        "Search file contents for a regex (ripgrep syntax), skipping .gitignored files. "
         "Prints file:line: text."
     )
     params_model = GrepParams

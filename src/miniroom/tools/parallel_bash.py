@@ -33,9 +33,7 @@ class ParallelBashParams(Params):
     commands: list[CommandText] = Field(
         min_length=1, max_length=MAX_COMMANDS, description="Commands to run at once, each as with bash."
     )
-    timeout: TimeoutSeconds = Field(
-        default=None, description="Seconds before each command is killed; capped by the call timeout."
-    )
+    timeout: TimeoutSeconds = Field(default=None, description="Seconds before each is killed")
 
 
 def thread_limit(ctx: ToolContext) -> int:
@@ -69,9 +67,8 @@ def combined_report(outcomes: list[CommandOutcome], output: OutputFolder) -> tup
 class ParallelBashTool(KeepsOutput, BuiltinTool[ParallelBashParams]):
     name: ClassVar[str] = "parallel_bash"
     description: ClassVar[str] = (
-        "Run several shell commands concurrently and get each one's output in an `[i] command` section, "
-        "in input order. Only for commands that do not depend on each other: none may need another's "
-        "output, files or side effects; run dependent steps one by one with bash."
+        "Run independent shell commands at once; each output comes in an `[i] command` section, in input "
+        "order. None may need another's output, files or effects: run dependent steps with bash."
     )
     params_model = ParallelBashParams
 

@@ -12,10 +12,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from miniroom.config.paths import SETTINGS_FOLDER
+
 SandboxMode = Literal["off", "workspace", "read-only"]
 # Inside the project, what a command must not change: a hook or an instruction planted there runs later,
 # outside any sandbox.
-PROTECTED_NAMES = (".miniroom", "CLAUDE.md", "AGENTS.md", ".claude", ".agents", ".mini")
+PROTECTED_NAMES = (SETTINGS_FOLDER.name, "CLAUDE.md", "AGENTS.md", ".claude", ".agents", ".mini")
 # In a `.git` folder, what runs commands later (hooks; config's core.hooksPath, core.fsmonitor, aliases): the
 # objects, refs and index stay writable, so `git commit` works in the project.
 PROTECTED_IN_GIT = ("config", "hooks", "modules", "info")

@@ -47,8 +47,8 @@ class FetchParams(Params):
 class FetchTool(BuiltinTool[FetchParams]):
     name: ClassVar[str] = "fetch"
     description: ClassVar[str] = (
-        "Fetch a web page as Markdown; text, JSON, CSV and XML come as they are. A page too long is saved "
-        "to a file the result names, to read in parts."
+        "Fetch a URL as Markdown (text, JSON, CSV and XML as they are); a long page is saved to a file the "
+        "result names."
     )
     params_model = FetchParams
 

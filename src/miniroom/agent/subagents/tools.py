@@ -93,7 +93,7 @@ class _ManagedTool:
 class AgentTool(_ManagedTool, BuiltinTool[AgentParams]):
     name = "agent"
     description = (
-        "Run a subagent on a task in a fresh context and return its final answer and id. "
+        "Run a subagent on a task in a fresh context; returns its answer and id. "
         "Several calls in one answer run at once."
     )
     params_model = AgentParams
@@ -112,8 +112,8 @@ class AgentTool(_ManagedTool, BuiltinTool[AgentParams]):
 class AgentStartTool(_ManagedTool, BuiltinTool[TaskParams]):
     name = "agent_start"
     description = (
-        "Start a subagent task in the background and return its number at once; "
-        "its outcome arrives by itself as a message."
+        "Start a subagent in the background; returns its task number, and its outcome arrives later as a "
+        "message."
     )
     params_model = TaskParams
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -209,10 +209,12 @@ class AgentFactory(ReadsLiveConfig):
         command_line: CliMode | None = None,
         team: str | None = None,
         identity: str | None = None,
+        resume_calls: Collection[str] = (),
     ) -> Agent:
         """The agent with its model, profile, working folder and room instructions; raises on bad settings.
         With `command_line` its shells reach its other tools through `miniroom-agent`; with `team` it works
-        as a member of that team (in a session of its own); `identity` replaces the room's first line."""
+        as a member of that team (in a session of its own); `identity` replaces the room's first line;
+        `resume_calls` are left waiting for `Agent.resume_calls`."""
         settings = self.config.agents[agent]
         choice = self.model_choice(agent)
         cwd = self.workspace(agent)
@@ -230,5 +232,6 @@ class AgentFactory(ReadsLiveConfig):
                 command_line=command_line,
                 max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
                 profile_defaults=SERVE_DEFAULTS,
+                resume_calls=resume_calls,
             ),
         )

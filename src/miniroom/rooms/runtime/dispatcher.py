@@ -15,6 +15,7 @@ from miniroom.config.settings_file import SettingsFileError
 from miniroom.rooms.commands import is_command
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.approvals import RoomApprovals
 from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.commands import CommandHandler
 from miniroom.rooms.runtime.context import HandlerContext
@@ -80,6 +81,7 @@ class RoomRuntime(ReadsLiveConfig):
         self.metrics = metrics = metrics or RoomMetrics()
         judges = self.judges = Judges(self.live, judge_env(env, project_dir), slots, metrics)
         modes = AgentModes(AgentModeStore(tracking), factory, cli)
+        self.approvals = RoomApprovals(transport, tracking)
         runner = TurnRunner(
             transport,
             factory,
@@ -89,6 +91,7 @@ class RoomRuntime(ReadsLiveConfig):
             mid_turn=MidTurn(judges, transport, self.facts),
             modes=modes,
             metrics=metrics,
+            approvals=self.approvals,
         )
         prompts = TurnPrompts(self.facts, self.ledger, factory.own_workspace)
         self.turns = TurnScheduler(
@@ -190,6 +193,8 @@ class RoomRuntime(ReadsLiveConfig):
         if event.is_message and not event.is_readable:
             log.warning(NOT_TEXT_IGNORED, event.msgtype, event.sender, event.room_id, event.event_id)
             return
+        if event.is_message and not is_command(event.body) and await self.approvals.take(event):
+            return  # an answer to a waiting card, not a message for the agents
         self.ledger.receive(event.event_id, raw)  # until its turns end: a stop meanwhile must not lose it
         try:
             if event.is_edit:

@@ -43,7 +43,7 @@ class SendFileParams(Params):
 
 class SendFileTool(BuiltinTool[SendFileParams]):
     name = "send_file"
-    description = "Post a file from your working folder to this conversation, after your reply."
+    description = "Post a file from your working folder after your reply."
     params_model = SendFileParams
 
     def __init__(self, outbox: Outbox) -> None:

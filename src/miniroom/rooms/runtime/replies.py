@@ -70,6 +70,8 @@ class ReplyText:
         self.error: str | None = None  # why the turn failed or stopped
         self.ending: str | None = None  # the notice that closes a failed or interrupted reply
         self.footer: str | None = None  # a live last line (a subagent's spend)
+        self._asks: dict[str, tuple[int, dict[str, Any] | None]] = {}  # waiting call -> card line, buttons
+        self._notify: dict[str, str] = {}  # waiting call -> the user its card is for
 
     def apply(self, event: AgentEvent) -> bool:
         """Take in one engine event; True when the visible text changed."""
@@ -111,6 +113,32 @@ class ReplyText:
         self.lines[index] = f"{TOOL_MARK} {summary} {note}"
         return True
 
+    def ask(self, key: str, card: str, form: dict[str, Any] | None, notify: str = "") -> None:
+        """Show a card, with buttons if any (a call waiting for approval, a question) until `settle`
+        replaces it; `notify`: the user it mentions, so their client tells them."""
+        self._asks[key] = (len(self.lines), form)
+        self._notify[key] = notify
+        self.lines.append(card if form is None else f"{card}\n{form['text']}")
+        self._mark(key, "running", "waiting")
+
+    def settle(self, key: str, line: str) -> None:
+        """The card of `key` answered: `line` says how, and its buttons go."""
+        self._notify.pop(key, None)
+        asked = self._asks.pop(key, None)
+        if asked is not None:
+            self.lines[asked[0]] = line
+        self._mark(key, "waiting", "running")
+
+    def _mark(self, call_id: str, was: str, status: str) -> None:
+        listed = self.tools.get(call_id)
+        if listed is not None and listed["status"] == was:
+            listed["status"] = status
+
+    @property
+    def notified(self) -> tuple[str, ...]:
+        """The users the waiting cards are for."""
+        return tuple(dict.fromkeys(user for user in self._notify.values() if user))
+
     def end(self, state: TurnState, error: str | None = None, ending: str | None = None) -> None:
         self.state, self.error, self.ending = state, error, ending
 
@@ -129,7 +157,8 @@ class ReplyText:
 
     def turn(self) -> Content:
         usage = None if self.usage is None else turn_usage(self.usage)
-        tools, forms = list(self.tools.values()), degrade_forms(self.text)[1]
+        asked = [form for _, form in sorted(self._asks.values(), key=lambda item: item[0]) if form]
+        tools, forms = list(self.tools.values()), asked + degrade_forms(self.text)[1]
         return turn_info(self.state, self.retries, self.error, tools=tools, usage=usage, forms=forms)
 
 
@@ -230,7 +259,7 @@ class ReplyWriter:
             self._wake.clear()
             if self._finishing.is_set():
                 return
-            await self._send(self.reply.render(), ())
+            await self._send(self.reply.render(), self.reply.notified)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._finishing.wait(), self.interval)
 

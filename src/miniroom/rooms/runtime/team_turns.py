@@ -10,10 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from miniroom.agent import offer_person
 from miniroom.engine import (
     Agent,
     AgentEvent,
     MessageCompleted,
+    Person,
     RetryScheduled,
     TextDelta,
     ToolEnded,
@@ -57,8 +59,15 @@ class MemberAnswer:
 class TeamTurns:
     """Runs team turns with engine agents from `factory`; `failure_reason` reads a member's turn end."""
 
-    def __init__(self, factory: AgentFactory, failure_reason: Callable[[TurnEnded], str | None]) -> None:
-        self.factory, self.failure_reason = factory, failure_reason
+    def __init__(
+        self,
+        factory: AgentFactory,
+        failure_reason: Callable[[TurnEnded], str | None],
+        person: Callable[[Turn, ReplySink], Person | None] = lambda turn, writer: None,
+    ) -> None:
+        """`person`: who decides on the members' calls that need approval (None: no one, they are
+        refused)."""
+        self.factory, self.failure_reason, self.person = factory, failure_reason, person
 
     def is_team(self, name: str) -> bool:
         return name in self.factory.config.teams
@@ -126,6 +135,9 @@ class TeamTurns:
     def _agent(self, turn: Turn, member: Member, writer: ReplySink, running: RunningTurn) -> Agent:
         """A member's engine agent for this team; its tool calls and retries show in the team's reply."""
         agent = self.factory.build(member.name, turn.conversation, team=turn.agent)
+        person = self.person(turn, writer)
+        if person is not None:
+            offer_person(agent, person)
         agent.subscribe(running.on_event)
         agent.subscribe(_progress_lines(member, writer, running))
         running.attach(agent)

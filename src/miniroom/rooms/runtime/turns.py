@@ -9,11 +9,23 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from miniroom.agent import cli_turn
+from miniroom.agent import cli_turn, offer_person
 from miniroom.config.errors import UserError
-from miniroom.engine import Agent, Session, TurnEnded
+from miniroom.engine import (
+    Agent,
+    ApprovalRequest,
+    Decision,
+    Person,
+    Session,
+    ToolResult,
+    TurnEnded,
+    decide,
+    denial_text,
+    unanswered_calls,
+)
 from miniroom.rooms.content import TurnState
 from miniroom.rooms.runtime.agents import AgentFactory
+from miniroom.rooms.runtime.approvals import RoomApprovals, Waiting
 from miniroom.rooms.runtime.child_threads import ChildThreads
 from miniroom.rooms.runtime.coalescing import MidTurn
 from miniroom.rooms.runtime.ledger import InFlight, Turn, TurnLedger, transaction_id
@@ -22,7 +34,7 @@ from miniroom.rooms.runtime.modes import AgentModes, response_scope
 from miniroom.rooms.runtime.outbox import Outbox, SendFileTool, post_files
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
-from miniroom.rooms.runtime.team_turns import TeamTurns
+from miniroom.rooms.runtime.team_turns import ReplySink, TeamTurns
 from miniroom.rooms.runtime.uploads import load_images
 from miniroom.rooms.transport import RoomTransport
 
@@ -56,9 +68,11 @@ class TurnRunner:
         mid_turn: MidTurn | None = None,
         modes: AgentModes | None = None,
         metrics: RoomMetrics | None = None,
+        approvals: RoomApprovals | None = None,
     ) -> None:
         """`mid_turn` checks a turn's engine agents between tool batches (None: messages only wait);
-        `metrics` counts the turns and their requests."""
+        `metrics` counts the turns and their requests; `approvals` shows the cards of calls that wait for a
+        person (None: no one is asked, and such calls are refused)."""
         self.transport, self.factory, self.ledger = transport, factory, ledger
         self.mid_turn = mid_turn
         self.modes = modes  # `!mode` choices and the agents' access to miniroom-agent; None: neither
@@ -66,7 +80,14 @@ class TurnRunner:
         self.edit_interval = edit_interval
         self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
         self.running = RunningTurns(metrics)
-        self.teams = TeamTurns(factory, failure_reason)
+        self.approvals = approvals
+        self.teams = TeamTurns(factory, failure_reason, self._team_person)
+
+    def _team_person(self, turn: Turn, sink: ReplySink) -> Person | None:
+        """Who decides on a team member's calls: as for an agent, in the team's reply."""
+        if self.approvals is None or not isinstance(sink, ReplyWriter):
+            return None
+        return self.approvals.person(turn, sink)
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
         """Run `turn` to its end, logged from start to end with its outcome, duration and usage."""
@@ -121,6 +142,8 @@ class TurnRunner:
             sender = writer.target.sender
             await post_files(self.transport, outbox, sender, where.room_id, where.thread_root, reply_id)
         self.ledger.complete(turn, reply_id)
+        if self.approvals is not None:
+            self.approvals.forget(turn)
         return TurnOutcome(reply_id, writer.reply.text, failure is not None)
 
     def _target(self, turn: Turn, earlier: InFlight | None) -> ReplyTarget:
@@ -198,18 +221,25 @@ class TurnRunner:
             if modes is not None and minimal and (broken := modes.broken(turn)) is not None:
                 return broken
             path = self.factory.session_path(turn.agent, turn.conversation)
-            stored = earlier is not None and rewind_to_prompt(path, earlier.session_leaf, turn.prompt)
+            waits = self._waits(turn, path) if earlier is not None else {}
+            leaf = earlier.session_leaf if earlier is not None else None
+            stored = earlier is not None and not waits and rewind_to_prompt(path, leaf, turn.prompt)
             command_line = modes.command_line(turn.agent, minimal=minimal) if modes is not None else None
-            agent = self.factory.build(turn.agent, turn.conversation, command_line)
+            agent = self.factory.build(turn.agent, turn.conversation, command_line, resume_calls=waits)
             if not minimal:  # people get files back in rooms; minimal mode keeps its one Bash tool
                 agent.reconfigure(replace(agent.config, tools=[*agent.config.tools, SendFileTool(outbox)]))
+            if self.approvals is not None:
+                offer_person(agent, self.approvals.person(turn, writer))
             self.ledger.begin(turn, agent.session.leaf_id)
             agent.subscribe(writer.on_event)
             agent.subscribe(running.on_event)
             agent.subscribe(threads.on_event)
             running.attach(agent)
             async with cli_turn(modes.access if modes else None, agent, response_scope(turn)) as values:
-                if stored:
+                if waits:
+                    decided = await self._decided(agent, waits) if minimal else None
+                    ended = await agent.resume_calls(decided, values)
+                elif stored:
                     ended = await agent.continue_turn(values)
                 else:
                     images = load_images(self.factory.workspace(turn.agent), turn.images)
@@ -219,6 +249,40 @@ class TurnRunner:
             if agent is not None:
                 await agent.aclose()
         return failure_reason(ended)
+
+    def _waits(self, turn: Turn, path: Path) -> dict[str, Waiting]:
+        """The cards the turn waited on when miniroom stopped, by call, whose calls the session still
+        holds without a result: the turn resumes there."""
+        if self.approvals is None or not path.exists():
+            return {}
+        earlier = {waiting.call_id: waiting for waiting in self.approvals.earlier(turn)}
+        if not earlier:
+            return {}
+        session = Session.load(path)
+        try:
+            waiting = [call.id for call in unanswered_calls(session.messages())]
+        finally:
+            session.close()
+        return {call_id: earlier[call_id] for call_id in waiting if call_id in earlier}
+
+    async def _decided(self, agent: Agent, waits: dict[str, Waiting]) -> dict[str, ToolResult]:
+        """Minimal mode: the decisions on the Bash commands that waited, none of which runs again (the
+        agent is told so, and may run the command again)."""
+        results = {}
+        for call_id, waiting in waits.items():
+            request = ApprovalRequest(**waiting.detail)
+            timeout = agent.config.tool_settings.approval_timeout
+            decision = await decide(agent.config.person, request, timeout)
+            text = restart_text(decision) if decision.approved else denial_text(request, decision)
+            results[call_id] = ToolResult.text(text, is_error=True)
+        return results
+
+
+def restart_text(decision: Decision) -> str:
+    return (
+        f"This command did not run: miniroom restarted while it waited for approval, and {decision.by} "
+        "approved it afterwards. Run it again if it is still needed."
+    )
 
 
 def rewind_to_prompt(path: Path, leaf: str | None, prompt: str) -> bool:

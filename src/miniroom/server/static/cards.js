@@ -6,7 +6,8 @@ import { element } from "./dom.js";
 import { toolLine } from "./render.js";
 
 const cards = new Map(); // `${event_id} ${call id}` -> card element
-const STATUS = { running: "running…", done: "", error: "failed" };
+const STATUS = { running: "running…", waiting: "waiting for an answer…", done: "", error: "failed" };
+const UNFINISHED = ["running", "waiting"];
 
 export function toolCard(roomId, eventId, tool, line) {
   const key = `${eventId} ${tool.id}`;
@@ -24,7 +25,7 @@ export function toolCard(roomId, eventId, tool, line) {
   card.className = `tool-card ${tool.status || ""}`;
   card.querySelector(".tool-summary").replaceChildren(...toolLine(line.replace(/^🔧 /, ""))); // a subagent's: its thread
   card.querySelector(".tool-status").textContent = STATUS[tool.status] || "";
-  if (tool.status !== "running" && card.dataset.loaded === "running") delete card.dataset.loaded; // fetch the result
+  if (!UNFINISHED.includes(tool.status) && card.dataset.loaded === "running") delete card.dataset.loaded; // fetch the result
   return card;
 }
 

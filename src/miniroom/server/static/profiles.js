@@ -18,6 +18,7 @@ const NUMBERS = [
   ["maxParallelAgents", "Max parallel agents", "Subagents of one chat running at once; extras queue"],
   ["answerTimeout", "Answer timeout", "Seconds one answer from the provider may take in all"],
   ["maxAnswerBytes", "Max answer bytes", "Bytes one answer from the provider may bring"],
+  ["approvalTimeout", "Approval timeout", "Seconds a call waits for a person's approval before it is denied"],
 ];
 const SERVICE_TABS = [
   ["fetch.yml", "Fetch services"],
@@ -41,12 +42,24 @@ export async function open(view) {
     panel.dataset.ready = "1"; // read: what the person types from now on is theirs
   };
   const present = new Set(files.map((file) => file.name));
+  if (present.has("hooks.yml")) view.body.append(await approvalsNote());
   const openers = [["Profiles", (target) => openProfiles(target, known.profile)]];
   for (const [name, label] of SERVICE_TABS) {
     if (present.has(name)) openers.push([label, async (target) => (await import("./services.js")).open(target, name)]);
   }
   for (const [label, opener] of openers) tabs.append(button(label, `Show ${label}`, () => show(label, opener), "tab"));
   await show("Profiles", openers[0][1]);
+}
+
+// The calls that wait for a person's approval (`ask:` in hooks.yml), for every profile of the project.
+async function approvalsNote() {
+  const file = new SettingsFile("hooks.yml");
+  await file.load();
+  const rules = ((file.file.data && file.file.data.ask) || []).map(String);
+  const text = rules.length
+    ? `Calls that wait for a person's approval (ask: in .miniroom/hooks.yml): ${rules.join(", ")}`
+    : "No call waits for approval (no ask: rules in .miniroom/hooks.yml)";
+  return element("p", "approvals-note muted", text);
 }
 
 async function openProfiles(view, known) {
