@@ -42,21 +42,24 @@ NEEDS_KIND = {"browser": "browser", "chromium_path": "browser", "workspace": "e2
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests of tests/matrix `matrix` and those of tests/cli `e2e`; refuse a test whose fixtures
-    need Chromium or start `miniroom` when it is not marked so (it would run in `make test-fast`)."""
-    unmarked = []
+    """Mark the tests of tests/matrix `matrix` and those of tests/cli `e2e`."""
     for item in items:
         folder = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
         if folder in BY_FOLDER:
             item.add_marker(BY_FOLDER[folder])
-        marks = {mark.name for mark in item.iter_markers()}
-        for fixture in sorted(NEEDS_KIND.keys() & set(getattr(item, "fixturenames", ()))):
-            if NEEDS_KIND[fixture] not in marks:
-                unmarked.append(f"{item.nodeid} uses {fixture}: mark it {NEEDS_KIND[fixture]}")
-    if unmarked:
-        listed = "\n  ".join(unmarked)
-        raise pytest.UsageError(
-            f"tests need a mark (add `pytestmark = pytest.mark.<kind>` to the module):\n  {listed}"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test whose fixtures need Chromium or start `miniroom` fails at once unless it is marked so: else
+    `make test-fast` would run it."""
+    marks = {mark.name for mark in item.iter_markers()}
+    needed = {NEEDS_KIND[name] for name in NEEDS_KIND.keys() & set(getattr(item, "fixturenames", ()))}
+    missing = sorted(needed - marks)
+    if missing:
+        marking = ", ".join(f"pytest.mark.{kind}" for kind in missing)
+        pytest.fail(
+            f"mark this test {' and '.join(missing)}: `pytestmark = [{marking}]` in its module", False
         )
 
 
