@@ -44,9 +44,10 @@ test: lint typecheck unit fuzz
 PYTEST := $(BIN)/pytest -q -n 2 --dist loadfile
 
 # The quick loop while working: every test but the Matrix, browser and end-to-end ones (tests/matrix,
-# tests/cli and the modules marked so), in under a minute. `make test` still runs them all.
+# tests/cli and the modules marked so) and the fuzzing (`make fuzz`), in under a minute. `make test` still
+# runs them all.
 test-fast: $(STAMP)
-	$(PYTEST) -m "not matrix and not browser and not e2e"
+	$(PYTEST) -m "not matrix and not browser and not e2e" --ignore=tests/fuzz
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
