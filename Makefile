@@ -44,10 +44,16 @@ run: $(RUN_STAMP) $(BWRAP)
 
 test: lint typecheck unit fuzz
 
-# The quick loop while working: every test but the Matrix, browser and end-to-end ones (marked in
-# tests/conftest.py), in under a minute. `make test` still runs them all.
+# The tests run on two workers (pytest-xdist), each taking a whole file at a time, so a module's shared
+# fixtures (a `miniroom serve`, Chromium, Synapse) start once per worker; every server a test starts takes a
+# free port on 127.0.0.1 and its data lives in the test's own temporary folder.
+PYTEST := $(BIN)/pytest -q -n 2 --dist loadfile
+
+# The quick loop while working: every test but the Matrix, browser and end-to-end ones (tests/matrix,
+# tests/cli and the modules marked so) and the fuzzing (`make fuzz`), in under a minute. `make test` still
+# runs them all.
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -m "not matrix and not browser and not e2e"
+	$(PYTEST) -m "not matrix and not browser and not e2e" --ignore=tests/fuzz
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -57,11 +63,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP) $(CHROMIUM) $(BWRAP)
-	$(BIN)/pytest -q --ignore=tests/fuzz
+	$(PYTEST) --ignore=tests/fuzz
 
 # Property-based tests of every settings reader and the HTTP API inputs: bounded, derandomized examples.
 fuzz: $(STAMP)
-	$(BIN)/pytest -q tests/fuzz
+	$(BIN)/pytest -q -n 2 tests/fuzz
 
 # Every bench runs and prints its verdict; the target fails at the end when any budget was missed.
 BENCHES := startup loop_overhead subagent_overhead stream_receive session_load prompt_size fetch_convert \

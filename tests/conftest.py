@@ -35,27 +35,32 @@ KEY_VARIABLES = (
 )
 
 
+# What a test needs, said by where it lives or by an explicit mark; `make test-fast` leaves these kinds out.
+BY_FOLDER = {"matrix": "matrix", "cli": "e2e"}
+# Fixtures that need a kind: a test using one must say so (`pytestmark = pytest.mark.<kind>`).
+NEEDS_KIND = {"browser": "browser", "chromium_path": "browser", "workspace": "e2e"}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark each test by what it needs, so `make test-fast` can leave out the slow kinds."""
+    """Mark the tests of tests/matrix `matrix` and those of tests/cli `e2e`."""
     for item in items:
-        for marker in kinds(item):
-            item.add_marker(marker)
+        folder = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
+        if folder in BY_FOLDER:
+            item.add_marker(BY_FOLDER[folder])
 
 
-def kinds(item: pytest.Item) -> list[str]:
-    """`matrix` in tests/matrix, `browser` with a Chromium page, `e2e` when it starts `miniroom` processes:
-    every test in tests/cli, and any module that holds `MINIROOM` or `ServeProcess` (the usual ways to start
-    one; a module that starts it otherwise says `pytestmark = pytest.mark.e2e`)."""
-    found = []
-    if item.path.is_relative_to(TESTS / "matrix"):
-        found.append("matrix")
-    if "browser" in getattr(item, "fixturenames", ()):
-        found.append("browser")
-    module = getattr(item, "module", None)
-    starts_miniroom = any(hasattr(module, name) for name in ("MINIROOM", "ServeProcess"))
-    if item.path.is_relative_to(TESTS / "cli") or starts_miniroom:
-        found.append("e2e")
-    return found
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test whose fixtures need Chromium or start `miniroom` fails at once unless it is marked so: else
+    `make test-fast` would run it."""
+    marks = {mark.name for mark in item.iter_markers()}
+    needed = {NEEDS_KIND[name] for name in NEEDS_KIND.keys() & set(getattr(item, "fixturenames", ()))}
+    missing = sorted(needed - marks)
+    if missing:
+        marking = ", ".join(f"pytest.mark.{kind}" for kind in missing)
+        pytest.fail(
+            f"mark this test {' and '.join(missing)}: `pytestmark = [{marking}]` in its module", False
+        )
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -44,9 +45,15 @@ def _is_module(name: str) -> bool:
 
 
 def source_graph(folder: Path = SOURCE) -> dict[str, set[str]]:
-    """Each module below `folder` -> the modules of miniroom it imports."""
+    """Each module below `folder` -> the modules of miniroom it imports (a copy the caller may change)."""
+    return {module: set(names) for module, names in _read_graph(folder).items()}
+
+
+@functools.cache
+def _read_graph(folder: Path) -> dict[str, frozenset[str]]:
+    """The graph read once a run: the source does not change while the tests run."""
     return {
-        module_name(path): {name for name in imports(path) if name.split(".")[0] == "miniroom"}
+        module_name(path): frozenset(name for name in imports(path) if name.split(".")[0] == "miniroom")
         for path in sorted(folder.rglob("*.py"))
     }
 

@@ -45,8 +45,8 @@ def test_make_run_takes_a_port() -> None:
 def test_make_test_installs_the_dev_extra_and_runs_the_fuzz_target_apart() -> None:
     lines = commands("test")
     assert installs(lines) == ["'.[dev]'"]
-    assert ".venv/bin/pytest -q --ignore=tests/fuzz" in lines
-    assert lines[-1] == ".venv/bin/pytest -q tests/fuzz"
+    assert ".venv/bin/pytest -q -n 2 --dist loadfile --ignore=tests/fuzz" in lines
+    assert lines[-1] == ".venv/bin/pytest -q -n 2 tests/fuzz"
 
 
 def test_ci_runs_make_test_only() -> None:

@@ -187,16 +187,38 @@ class SlowTool(InboxTool):
         return ToolResult.text("finished in its own time")
 
 
+class StuckTool(InboxTool):
+    """A tool the timeout applies to, that never finishes by itself: it notes when the timeout cut it."""
+
+    name = "stuck_test"
+    spec = ToolSpec("stuck_test", "test", {"type": "object", "properties": {}})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cut = asyncio.Event()
+
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        return None
+
+    async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self.cut.set()
+        raise AssertionError("unreachable")
+
+
 async def test_a_tool_that_bounds_itself_is_not_cut_by_the_tool_call_timeout(
     provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent
 ) -> None:
-    tool = SlowTool()
-    provider.script(Reply(tool_calls=[("slow_test", {})]), Reply(text="ok"))
-    agent, seen = make_agent(provider, tmp_path, tools=[tool], tool_timeout=0.05)
+    tool, timed = SlowTool(), StuckTool()
+    # Both start in this order: once the timeout cut the second, the first's would have passed too.
+    provider.script(Reply(tool_calls=[("slow_test", {}), ("stuck_test", {})]), Reply(text="ok"))
+    agent, seen = make_agent(provider, tmp_path, tools=[tool, timed], tool_timeout=0.05)
     turn = asyncio.create_task(agent.prompt("go"))
-    await until(lambda: any(isinstance(e, ev.ToolStarted) for e in seen), "the tool starts")
-    await asyncio.sleep(0.3)  # six timeouts' worth
+    await asyncio.wait_for(timed.cut.wait(), 10)
     tool.go.set()
     await asyncio.wait_for(turn, 10)
-    [ended] = [e for e in seen if isinstance(e, ev.ToolEnded)]
+    ended, cut = [e for e in seen if isinstance(e, ev.ToolEnded)]
     assert "finished in its own time" in str(ended.result.content)
+    assert "stuck_test timed out after 0.05 seconds" in str(cut.result.content)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from miniroom.engine.session import Session
 from miniroom.llm.model import Model
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.engine.conftest import MakeAgent
+from tests.engine.support import Clock
 
 TRANSIENT = [
     pytest.param(Reply.error(429, "rate_limit_error", "slow down"), id="429"),
@@ -75,14 +75,16 @@ async def test_exhausted_limits_fail_after_exactly_one_request(
 
 async def test_the_pause_is_fixed(provider: ScriptedProvider, tmp_path: Path, make_agent: MakeAgent) -> None:
     provider.script(*[Reply.error(503, "api_error", "x")] * 2, Reply(text="ok"))
-    agent, seen = make_agent(provider, tmp_path, retry=RetryPolicy(interval_seconds=1.0, max_attempts=3))
-    started = time.monotonic()
+    clock = Clock()
+    retry = RetryPolicy(interval_seconds=1.0, max_attempts=3)
+    agent, seen = make_agent(provider, tmp_path, retry=retry, sleep=clock.sleep)
+    started = clock.now
     await agent.prompt("hi")
-    elapsed = time.monotonic() - started
+    elapsed = clock.now - started
     assert [e.wait_seconds for e in seen if isinstance(e, ev.RetryScheduled)] == [1.0, 1.0]
-    # Two pauses of 1 s really waited; growing ones (1 + 2) would take 3 s. The gap leaves the three
-    # requests most of a second, even on a busy machine.
-    assert 1.95 < elapsed < 2.9
+    # Two pauses of 1 s really waited; growing ones (1 + 2) would take 3 s.
+    assert clock.waits == [1.0, 1.0]
+    assert elapsed == 2.0
 
 
 async def test_abort_during_the_pause_cancels_the_retry(
@@ -182,12 +184,13 @@ async def test_a_longer_retry_after_is_honoured(
     provider.script(
         Reply(status=429, error_message="slow down", headers={"retry-after": "1"}), Reply(text="ok")
     )
-    agent, seen = make_agent(provider, tmp_path)  # its own pause is 0.01 s
-    started = time.monotonic()
+    clock = Clock()
+    agent, seen = make_agent(provider, tmp_path, sleep=clock.sleep)  # its own pause is 0.01 s
+    started = clock.now
     ended = await agent.prompt("hi")
     assert ended.message.text == "ok"
     assert [e.wait_seconds for e in seen if isinstance(e, ev.RetryScheduled)] == [1.0]
-    assert time.monotonic() - started >= 1.0
+    assert clock.now - started >= 1.0
 
 
 async def test_a_shorter_retry_after_keeps_the_configured_pause(

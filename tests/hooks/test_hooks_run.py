@@ -15,6 +15,8 @@ from tests.agent_runs import tool_results as results
 from tests.conftest import Workspace
 from tests.processes import wait_until_gone
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 one_protocol = pytest.mark.parametrize("workspace", ["openai-completions"], indirect=True)
 
 

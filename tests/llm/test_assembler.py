@@ -48,11 +48,11 @@ def _seconds_to_assemble(pieces: int) -> float:
     best = float("inf")
     for _ in range(3):
         assembler = MessageAssembler(MODEL)
-        started = time.perf_counter()
+        started = time.process_time()  # this process's CPU: other work on the machine does not count
         for _ in range(pieces):
             assembler.add_text("sixteen chars ok")
         assembler.done("stop")
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     return best
 
 

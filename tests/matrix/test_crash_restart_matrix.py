@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
@@ -21,6 +22,8 @@ from tests.matrix.runtime_support import eventually, messages_by, relations
 from tests.matrix.synapse_server import Synapse
 from tests.runtime.harness import scripted_model
 from tests.runtime.serve_process import TURN_KEY, ServeProcess
+
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
 
 CUT_OFF = Reply(text="The plan, step by step: " * 80, delay=0.5)  # about a minute: killed mid-stream
 WHOLE = "The whole plan, at last."

@@ -21,6 +21,8 @@ from tests.matrix.synapse_server import Synapse
 from tests.runtime.harness import scripted_model
 from tests.runtime.serve_process import ServeProcess, free_port
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 LEASE_SECONDS = 10  # the shortest allowed: a killed instance's agents are free again after it
 PASSWORD = "shared-agent-password"
 

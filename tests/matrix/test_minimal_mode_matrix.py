@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
@@ -17,6 +18,8 @@ from tests.matrix.runtime_support import eventually, messages_by, relations, wri
 from tests.matrix.synapse_server import Synapse
 from tests.minimal.support import bash, tool_output
 from tests.runtime.serve_process import TURN_KEY, ServeProcess
+
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
 
 
 async def complete_texts(human: Human, room: str, events: list[Event], count: int) -> list[str] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
@@ -14,6 +15,8 @@ from tests.matrix.conftest import MakeHuman, unique
 from tests.matrix.runtime_support import eventually, write_config
 from tests.matrix.synapse_server import Synapse
 from tests.runtime.serve_process import ServeProcess
+
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
 
 TOKEN = "matrix-probe-token-0123456789"
 

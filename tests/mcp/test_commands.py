@@ -10,6 +10,8 @@ from tests.conftest import Workspace
 from tests.mcp.conftest import RemoteServer, stdio_entry, write_mcp
 from tests.webtools.servers import Answer, serve
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)
 
 

@@ -17,6 +17,8 @@ from tests.conftest import Workspace
 from tests.mcp.conftest import STDIO_ARGV, stdio_entry, write_mcp
 from tests.processes import wait_for_process, wait_until_gone
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)
 CHILD_ARGV = ["sleep", "1002"]
 

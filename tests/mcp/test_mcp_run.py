@@ -17,6 +17,8 @@ from tests.cli.test_engine_e2e import write_models_json
 from tests.conftest import Workspace
 from tests.mcp.conftest import RemoteServer, stdio_entry, tool_names, write_mcp
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 one_protocol = pytest.mark.parametrize("workspace", ["anthropic-messages"], indirect=True)
 
 

@@ -18,6 +18,8 @@ from miniroom.minimal.receipts import ReceiptStore
 from miniroom.minimal.service import AgentCli
 from tests.minimal.support import Bench, GatedTool, open_bench
 
+pytestmark = pytest.mark.e2e  # dozens of `miniroom-agent` processes at once
+
 AGENT_CLI = str(Path(sys.executable).with_name("miniroom-agent"))
 
 

@@ -17,6 +17,8 @@ from tests.minimal.support import bash, system_text, tool_output
 from tests.minimal.test_serve_e2e import answered, serve_process
 from tests.runtime.serve_process import ServeProcess
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 
 @pytest.fixture
 def serve(tmp_path: Path, provider: ScriptedProvider) -> Iterator[ServeProcess]:

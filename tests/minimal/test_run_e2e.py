@@ -18,6 +18,8 @@ from tests.cli.test_chat import ChatProcess
 from tests.conftest import MINIROOM, Workspace, clean_env
 from tests.minimal.support import bash, system_text, tool_output
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 CALL = "6f1c2b9e-0000-4000-8000-000000000001"
 READ = "6f1c2b9e-0000-4000-8000-000000000002"
 

@@ -24,6 +24,8 @@ from tests.processes import wait_until
 from tests.runtime.serve_process import ServeProcess, free_port
 from tests.runtime.support import agent_entry, write_config
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 AGENT_CLI = str(Path(sys.executable).with_name("miniroom-agent"))
 HELPER = "@helper:miniroom.local"
 CALL = "9d2e6a10-0000-4000-8000-00000000000a"

@@ -93,7 +93,8 @@ def test_a_name_two_users_share_belongs_to_the_first() -> None:
 
 def test_one_megabyte_body_is_read_quickly() -> None:
     body = "x" * 1_000_000 + " @coder " + "`" * 999 + "@" * 1000
-    start = time.perf_counter()
+    # This process's CPU time, not the wall clock: other work on a busy machine does not count.
+    start = time.process_time()
     found = extract_mentions(parse_event(message(body)), INDEX)
     assert found == (CODER,)
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5

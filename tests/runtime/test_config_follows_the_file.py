@@ -14,6 +14,8 @@ from tests.conftest import clean_env
 from tests.runtime.serve_process import ServeProcess
 from tests.runtime.support import agent_entry, write_config
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 SCOUT = "@scout:miniroom.local"
 
 

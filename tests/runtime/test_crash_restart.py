@@ -18,6 +18,8 @@ from tests.conftest import clean_env
 from tests.runtime.serve_process import ServeProcess, turn_state
 from tests.runtime.support import agent_entry, write_config
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 HELPER = "@helper:miniroom.local"
 PROMPT = "You: what is the plan?"
 # Slow enough (about a minute) that the kill always comes mid-stream, whenever the first post shows.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from miniroom.rooms.runtime.replies import MAX_REPLY_BYTES
+from miniroom.engine import ToolStarted
+from miniroom.rooms.runtime.replies import MAX_OUTCOME_CHARS, MAX_REPLY_BYTES, ReplyText
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.runtime.support import BOB, agent_entry, running_rooms
 
@@ -133,3 +134,13 @@ async def test_an_agents_tools_list_narrows_the_tools_it_gets(
         "read",
         "send_file",
     ]
+
+
+def test_a_background_task_outcome_is_listed_with_its_start_call_cut_to_its_beginning() -> None:
+    reply = ReplyText()
+    reply.apply(ToolStarted("call-1", "agent_start", {}, "Start count files"))
+    answer = "a" * MAX_OUTCOME_CHARS + "the rest is in the thread"
+    assert reply.task_ended("call-1", "done", answer)
+    assert not reply.task_ended("call-9", "done", answer)  # not a call of this reply
+    [listed] = reply.turn()["tools"]
+    assert listed["task"] == {"state": "done", "outcome": "a" * MAX_OUTCOME_CHARS + "…"}

@@ -6,12 +6,16 @@ import asyncio
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from miniroom.engine.session import Session
 from miniroom.engine.session_index import list_sessions
 from miniroom.llm.messages import TextContent, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import MINIROOM
 from tests.runtime.support import agent_entry, running_rooms
+
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
 
 AGENTS = {"helper": agent_entry("Helper")}
 

@@ -7,11 +7,14 @@ import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import clean_env
 from tests.runtime.serve_process import SERVING, ServeProcess
 from tests.runtime.support import agent_entry, write_config
+
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
 
 POSTERS = 6
 ROUNDS = 5

@@ -9,7 +9,7 @@ from miniroom.transports.embedded import EmbeddedTransport
 from tests.web.conftest import LiveServer
 from tests.web.support import Agent, screenshot
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
 
 async def test_send_a_message_and_see_a_streamed_reply(page: Page, live_server: LiveServer) -> None:

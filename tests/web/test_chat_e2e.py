@@ -27,7 +27,7 @@ from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import MINIROOM, clean_env
 from tests.runtime.support import write_config
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 
 SCREENSHOT = Path("/tmp/miniroom-chat.png")
 START_TIMEOUT = 30.0  # seconds for `miniroom serve` to print its URL

@@ -9,7 +9,7 @@ from playwright.async_api import Locator, Page, expect
 from tests.web.conftest import LiveServer
 from tests.web.support import Agent, lobby
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
 
 async def hint(timeline: Locator) -> str:

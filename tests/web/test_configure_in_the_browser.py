@@ -12,7 +12,7 @@ from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.web.chat_pages import WAIT_MS, ask, serving
 from tests.web.settings_pages import field, open_card, save
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 
 
 def tool_names(body: dict[str, object]) -> set[str]:

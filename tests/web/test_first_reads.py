@@ -57,6 +57,7 @@ async def test_the_only_room_is_carried_without_asking_and_an_unknown_one_is_not
     assert len(unknown["rooms"]["rooms"]) == 2
 
 
+@pytest.mark.browser
 @pytest.mark.asyncio(loop_scope="session")
 async def test_the_chat_draws_the_carried_room_without_reading_it_again(
     page: Page, live_server: LiveServer

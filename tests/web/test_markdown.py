@@ -10,7 +10,7 @@ from playwright.async_api import Browser, Page, expect
 from tests.web.conftest import LiveServer
 from tests.web.support import YOU, Agent, lobby, screenshot
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
 MARKDOWN = """# Plan
 Some *emphasis*, **bold**, `inline code`, ~~gone~~ and a [link](https://example.org/docs).

@@ -18,6 +18,8 @@ from tests.conftest import clean_env
 from tests.runtime.serve_process import ServeProcess
 from tests.runtime.support import agent_entry, write_config
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 TOKEN = "s3cret-token"
 TEAM = {"crew": {"display_name": "Crew", "agents": ["helper", "critic"], "mode": "collaborate"}}
 
@@ -37,6 +39,17 @@ def serve(tmp_path: Path, provider: ScriptedProvider) -> Iterator[ServeProcess]:
         yield served
     finally:
         served.kill()
+
+
+@pytest.fixture(scope="module")
+def idle_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    """One `miniroom serve` for the module's tests that run no turn (they list models or are refused)."""
+    with ScriptedProvider() as provider:
+        served = start_serve(tmp_path_factory.mktemp("idle-serve"), provider)
+        try:
+            yield served
+        finally:
+            served.kill()
 
 
 _OPEN_CLIENTS: list[openai.OpenAI] = []
@@ -71,15 +84,15 @@ def user_texts(request: RecordedRequest) -> list[str]:
     return texts
 
 
-def test_every_agent_and_team_is_a_model(serve: ServeProcess) -> None:
-    models = client_of(serve).models.list().data
+def test_every_agent_and_team_is_a_model(idle_serve: ServeProcess) -> None:
+    models = client_of(idle_serve).models.list().data
     assert [(m.id, m.object, m.owned_by) for m in models] == [
         ("helper", "model", "miniroom"),
         ("critic", "model", "miniroom"),
         ("crew", "model", "miniroom"),
     ]
     assert all(isinstance(m.created, int) and m.created > 0 for m in models)
-    assert client_of(serve).models.retrieve("crew").id == "crew"
+    assert client_of(idle_serve).models.retrieve("crew").id == "crew"
 
 
 def test_a_completion_is_the_agents_answer_with_its_usage(
@@ -255,9 +268,11 @@ def test_a_turn_whose_model_fails_says_why(serve: ServeProcess, provider: Script
         list(stream)
 
 
-def test_an_unknown_model_is_not_found_in_openais_words(serve: ServeProcess) -> None:
+def test_an_unknown_model_is_not_found_in_openais_words(idle_serve: ServeProcess) -> None:
     with pytest.raises(openai.NotFoundError) as caught:
-        client_of(serve).chat.completions.create(model="nobody", messages=[{"role": "user", "content": "hi"}])
+        client_of(idle_serve).chat.completions.create(
+            model="nobody", messages=[{"role": "user", "content": "hi"}]
+        )
     assert caught.value.status_code == 404
     assert caught.value.code == "model_not_found"
     assert caught.value.body == {
@@ -278,30 +293,34 @@ def test_an_unknown_model_is_not_found_in_openais_words(serve: ServeProcess) -> 
     ],
 )
 def test_a_bad_request_is_refused_naming_the_field(
-    serve: ServeProcess, messages: list[Any], param: str
+    idle_serve: ServeProcess, messages: list[Any], param: str
 ) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
-        client_of(serve).chat.completions.create(model="helper", messages=messages)
+        client_of(idle_serve).chat.completions.create(model="helper", messages=messages)
     assert caught.value.status_code == 400
     assert isinstance(caught.value.body, dict)
     assert (caught.value.body["type"], caught.value.body["param"]) == ("invalid_request_error", param)
 
 
-def test_a_body_that_is_not_json_or_too_large_or_for_another_endpoint_is_refused(serve: ServeProcess) -> None:
+def test_a_body_that_is_not_json_or_too_large_or_for_another_endpoint_is_refused(
+    idle_serve: ServeProcess,
+) -> None:
     response = httpx.post(
-        f"{serve.base}v1/chat/completions", content=b"{nope", headers={"content-type": "application/json"}
+        f"{idle_serve.base}v1/chat/completions",
+        content=b"{nope",
+        headers={"content-type": "application/json"},
     )
     assert response.status_code == 400
     assert response.json()["error"]["type"] == "invalid_request_error"
     assert "not valid JSON" in response.json()["error"]["message"]
     huge = httpx.post(
-        f"{serve.base}v1/chat/completions",
+        f"{idle_serve.base}v1/chat/completions",
         content=b" " * (16 * 1024 * 1024 + 1),
         headers={"content-type": "application/json"},
     )
     assert huge.status_code == 413
     assert huge.json()["error"]["message"] == "The request body is over 16 MiB."
-    elsewhere = httpx.post(f"{serve.base}v1/embeddings", json={"input": "x"})
+    elsewhere = httpx.post(f"{idle_serve.base}v1/embeddings", json={"input": "x"})
     assert elsewhere.status_code == 404
     assert elsewhere.json()["error"]["code"] == "unknown_url"
 

@@ -10,7 +10,7 @@ from playwright.async_api import Page, Route, expect
 from miniroom.transports.embedded import EmbeddedTransport
 from tests.web.conftest import LiveServer
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
 
 async def test_a_message_sent_again_after_its_answer_was_lost_is_stored_once(

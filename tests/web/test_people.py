@@ -138,6 +138,7 @@ async def test_a_person_edits_and_reacts_only_as_themselves(api: httpx.AsyncClie
     assert taken_back.json()["event"]["sender"] == BOB
 
 
+@pytest.mark.browser
 @pytest.mark.asyncio(loop_scope="session")
 async def test_the_page_posts_as_the_person_chosen_in_posting_as(page: Page, live_server: LiveServer) -> None:
     lobby(live_server.store)
@@ -176,6 +177,7 @@ async def test_the_page_posts_as_the_person_chosen_in_posting_as(page: Page, liv
     assert senders == [BOB, YOU]
 
 
+@pytest.mark.browser
 @pytest.mark.asyncio(loop_scope="session")
 async def test_a_name_typed_in_full_posts_under_that_name(page: Page, live_server: LiveServer) -> None:
     lobby(live_server.store)

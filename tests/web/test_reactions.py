@@ -9,7 +9,7 @@ from playwright.async_api import Page, Route, expect
 from tests.web.conftest import LiveServer
 from tests.web.support import YOU, Agent, lobby
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
 
 async def test_the_only_room_opens_at_once(page: Page, live_server: LiveServer) -> None:

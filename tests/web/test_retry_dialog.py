@@ -8,7 +8,7 @@ from playwright.async_api import Page, expect
 
 from tests.web.settings_pages import HubServer, field, field_error, hub_server, open_card, save
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 __all__ = ["hub_server"]
 CHANGED = "retry.yml changed outside this dialog. Your edits were not saved."
 

@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -43,6 +44,7 @@ def turns_counted(base: str, count: int) -> bool:
     return total(scrape(base), "miniroom_turns", "miniroom_turns_total") == count
 
 
+@pytest.mark.e2e  # a `miniroom serve`
 def test_metrics_count_the_turns_requests_tokens_and_retries_just_run(
     tmp_path: Path, provider: ScriptedProvider
 ) -> None:

@@ -15,7 +15,7 @@ from playwright.async_api import Locator, Page, expect
 from tests.web.settings_pages import HubServer, field, field_error, hub_server, labelled, open_card, save
 from tests.webtools.servers import Answer, Running, by_path, serve
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 __all__ = ["hub_server"]
 
 DIRECT = "# Page fetching\nservices:\n  - name: Local Direct\n    type: Direct\n    priority: 100\n"

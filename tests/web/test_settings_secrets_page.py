@@ -18,7 +18,7 @@ from tests.web.test_config_pages import open_file
 from tests.web.test_services_tabs import open_tab
 from tests.web.test_settings_secrets import SEARCH, TWO_MODELS
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 __all__ = ["hub_server"]
 TOKEN = "page-t0ken"
 

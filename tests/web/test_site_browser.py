@@ -15,7 +15,7 @@ from starlette.routing import Route
 from tests.web.conftest import CHROMIUM_ARGS, LiveServer, serve_in_thread
 from tests.web.support import lobby
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
 # The page another site serves: a `text/plain` fetch (no CORS preflight) and a `text/plain` form whose one
 # field spells a JSON object (`{"body": "form attack ="}`), both aimed at the local API.

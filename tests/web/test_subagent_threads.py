@@ -11,7 +11,7 @@ from miniroom.rooms.runtime.child_threads import PARENT_LINK_TEXT
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.web.test_chat_e2e import WAIT_MS, miniroom_serve, send_in_lobby
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 
 
 async def test_the_tool_line_opens_the_subagent_thread_and_the_thread_leads_back(

@@ -15,7 +15,7 @@ from tests.runtime.serve_process import ServeProcess
 from tests.runtime.support import agent_entry, write_config
 from tests.web.chat_pages import WAIT_MS, ask
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 
 LONG_NAME = "Helper, who reads every folder of the project twice before answering anything at all"
 TEAM = {"crew": {"display_name": "Crew", "agents": ["helper"], "mode": "collaborate", "rooms": ["lobby"]}}

@@ -11,7 +11,7 @@ from playwright.async_api import Page, expect
 from tests.web.conftest import LiveServer
 from tests.web.support import YOU, Agent, lobby, screenshot, turn
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
 STREAMING = re.compile(r"\bstreaming\b")
 RETRY_1 = "⚠ scripted/m: attempt 1 of 3 failed (overloaded); retrying in 60 s"

@@ -17,7 +17,7 @@ from tests.web.conftest import serve_in_thread
 from tests.web.settings_pages import open_card
 from tests.web.settings_support import make_project, project_for, settings_app
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
 CONFIG = """\
 agents:

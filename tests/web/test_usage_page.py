@@ -14,7 +14,7 @@ from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.web.chat_pages import WAIT_MS, ask, serving
 from tests.web.settings_pages import open_card
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 
 
 def stored_requests(agent_dir: Path) -> list[AssistantMessage]:

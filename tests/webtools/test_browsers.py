@@ -13,6 +13,8 @@ from tests.webtools.mcp_standin import PlaywrightMcpStandIn
 from tests.webtools.servers import Running, serve
 from tests.webtools.support import build_tools, call, text
 
+pytestmark = pytest.mark.browser  # Chromium, and the Nodriver service's own install
+
 
 async def test_browser_emulation_renders_a_page_built_by_scripts(tmp_path: Path, site: Running) -> None:
     write_catalogue(

@@ -17,6 +17,8 @@ from tests.webtools.conftest import write_catalogue
 from tests.webtools.servers import Running, serve
 from tests.webtools.test_search import KEY, STAND_INS, vendor
 
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
+
 one_protocol = pytest.mark.parametrize("workspace", ["openai-completions"], indirect=True)
 # The test site is on 127.0.0.1, loopback, which a fetch service reaches only when its settings allow it.
 LOCAL = "{AllowPrivateNetwork: true}"

@@ -234,6 +234,7 @@ async def test_miniroom_own_server_on_every_address_is_not_fetched_by_the_machin
     assert OWN_SECRET not in shown
 
 
+@pytest.mark.browser
 async def test_a_browser_that_is_redirected_to_miniroom_own_server_shows_nothing(
     tmp_path: Path, site: Running
 ) -> None:

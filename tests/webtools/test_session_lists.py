@@ -7,12 +7,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import Workspace
 from tests.webtools.conftest import write_catalogue
 from tests.webtools.servers import Running, serve
 from tests.webtools.test_cli import json_records, one_protocol, tool_names
 from tests.webtools.test_search import KEY, STAND_INS, vendor
+
+pytestmark = pytest.mark.e2e  # runs `miniroom` in subprocesses
 
 LOCAL = "    settings: {AllowPrivateNetwork: true}\n"  # the test site is on 127.0.0.1 (loopback)
 A_ONLY = "services:\n  - name: A\n    type: Direct\n" + LOCAL

@@ -53,6 +53,7 @@ from miniroom.llm import (
 )
 
 T = TypeVar("T")
+Sleep = Callable[[float], Awaitable[None]]  # waits that many seconds (the retry pause)
 # Awaited after every completed tool batch that was not aborted, before the next request; never while a
 # tool runs. What it puts in the inbox enters the turn before that request.
 BetweenBatches = Callable[[], Awaitable[None]]
@@ -132,9 +133,15 @@ class Agent:
     """Runs turns of one session. UIs `subscribe` to events; `abort` stops the request and kills tools."""
 
     def __init__(
-        self, config: AgentConfig, session: Session, client: httpx.AsyncClient | None = None
+        self,
+        config: AgentConfig,
+        session: Session,
+        client: httpx.AsyncClient | None = None,
+        *,
+        sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.config = config
+        self._sleep = sleep
         self.session = session
         self.client = client
         self.messages: list[Message] = session.messages()
@@ -345,7 +352,7 @@ class Agent:
                 return message, _waited_too_long(error, wait)
             self._emit(ev.RetryScheduled(self.config.model.ref, attempt, attempts, str(error), wait))
             try:
-                await self._abortable(asyncio.sleep(wait))
+                await self._abortable(self._sleep(wait))
             except asyncio.CancelledError:
                 if not self._aborted:
                     raise

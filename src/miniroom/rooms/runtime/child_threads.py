@@ -81,8 +81,12 @@ class ChildThread:
         if event is not None:
             self.writer.on_event(event)
         self.writer.refresh()
-        if status.phase == "end":
-            self._annotate()
+        if status.phase != "end":
+            return
+        background = status.task is not None
+        if background and self.parent.reply.task_ended(self.call_id, status.state, status.outcome):
+            self.parent.refresh()
+        self._annotate()
 
     def _annotate(self) -> None:
         if self.link is None:

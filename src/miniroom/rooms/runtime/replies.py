@@ -41,6 +41,8 @@ CUT_NOTICE = "\n\n… (cut: the reply is too long for one message)"
 # The tool calls a reply's turn info lists, each summary cut to a line: the rest is in the session.
 MAX_LISTED_TOOLS = 100
 MAX_SUMMARY_CHARS = 160
+# A background task's outcome on its start call's card: the beginning; the whole is in the task's thread.
+MAX_OUTCOME_CHARS = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +140,17 @@ class ReplyText:
     def notified(self) -> tuple[str, ...]:
         """The users the waiting cards are for."""
         return tuple(dict.fromkeys(user for user in self._notify.values() if user))
+
+    def task_ended(self, call_id: str, state: str, outcome: str | None) -> bool:
+        """The background task call `call_id` started ended: its listing says how and begins the outcome
+        (answer, error or stop note); False for calls not listed."""
+        listed = self.tools.get(call_id)
+        if listed is None:
+            return False
+        text = outcome or ""
+        cut = text[:MAX_OUTCOME_CHARS] + "…" if len(text) > MAX_OUTCOME_CHARS else text
+        listed["task"] = {"state": state, "outcome": cut}
+        return True
 
     def end(self, state: TurnState, error: str | None = None, ending: str | None = None) -> None:
         self.state, self.error, self.ending = state, error, ending

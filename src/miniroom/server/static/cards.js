@@ -8,6 +8,8 @@ import { toolLine } from "./render.js";
 const cards = new Map(); // `${event_id} ${call id}` -> card element
 const STATUS = { running: "running…", waiting: "waiting for an answer…", done: "", error: "failed" };
 const UNFINISHED = ["running", "waiting"];
+// A background task's start call: the card follows the task, which ends after the call.
+const TASK_STATUS = { done: "", failed: "failed", stopped: "stopped" };
 
 export function toolCard(roomId, eventId, tool, line) {
   const key = `${eventId} ${tool.id}`;
@@ -16,17 +18,29 @@ export function toolCard(roomId, eventId, tool, line) {
     card = element("details", "tool-card");
     const head = element("summary");
     head.append(element("span", "tool-name", tool.name), element("span", "tool-summary"), element("span", "tool-status"));
-    card.append(head, element("div", "tool-detail"));
+    card.append(head, element("div", "tool-detail"), element("div", "tool-detail tool-outcome"));
     card.addEventListener("toggle", () => {
       if (card.open && !card.dataset.loaded) loadCall(card, roomId, eventId, tool.id);
     });
     cards.set(key, card);
   }
-  card.className = `tool-card ${tool.status || ""}`;
+  const task = tool.task || null;
+  const failed = task ? task.state === "failed" : tool.status === "error";
+  card.className = `tool-card ${failed ? "error" : tool.status || ""}`;
   card.querySelector(".tool-summary").replaceChildren(...toolLine(line.replace(/^🔧 /, ""))); // a subagent's: its thread
-  card.querySelector(".tool-status").textContent = STATUS[tool.status] || "";
+  card.querySelector(".tool-status").textContent = task ? TASK_STATUS[task.state] ?? task.state : STATUS[tool.status] || "";
+  showOutcome(card.querySelector(".tool-outcome"), task);
   if (!UNFINISHED.includes(tool.status) && card.dataset.loaded === "running") delete card.dataset.loaded; // fetch the result
   return card;
+}
+
+// How the background task ended, once it did: the beginning of its answer, error or stop note.
+function showOutcome(box, task) {
+  box.hidden = !task;
+  if (!task) return;
+  const heading = { done: "Task answer", failed: "Task error" }[task.state] || `Task ${task.state}`;
+  const text = element("pre", `tool-result${task.state === "failed" ? " error" : ""}`, task.outcome || "(none)");
+  box.replaceChildren(element("h5", "", heading), text);
 }
 
 async function loadCall(card, roomId, eventId, callId) {
