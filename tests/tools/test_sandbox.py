@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 from miniroom.engine import ToolContext, ToolError, ToolSettings
 from miniroom.llm import TextContent
 from miniroom.tools import builtin_tools
+from miniroom.tools.relay import SOCKET_PATH_LIMIT, open_relay
 from miniroom.tools.sandbox import Sandbox, sandbox_problem
 from miniroom.tools.shell import CommandOutcome, ShellCommand
 from tests.processes import wait_until
@@ -277,3 +279,19 @@ async def test_the_relay_passes_one_request_to_the_agent_routes_and_nothing_else
         assert await ask(tools + settings) == "HTTP/1.1 200 OK"
     assert [request.split(b"\r\n")[0] for request in seen] == [b"GET /api/agent/tools HTTP/1.1"] * 2
     assert b"settings" not in b"".join(seen)  # the pipelined second request never left the relay
+
+
+async def test_the_relay_opens_under_a_temp_folder_too_long_for_a_socket(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # the standard library reads TMPDIR again
+    relay = await open_relay("127.0.0.1", 9)
+    try:
+        assert len(os.fsencode(relay.path)) <= SOCKET_PATH_LIMIT
+        assert relay.path.is_socket()
+    finally:
+        relay.close()
+    assert not relay.folder.exists()

@@ -13,7 +13,7 @@ from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.agent_runs import write_settings
 from tests.web.test_chat_e2e import WAIT_MS, miniroom_serve, send_in_lobby
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 COMMAND = "echo ran >> ran.txt"
 
 

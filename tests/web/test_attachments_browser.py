@@ -17,7 +17,7 @@ from tests.runtime.serve_process import ServeProcess
 from tests.runtime.support import agent_entry, write_config
 from tests.web.chat_pages import WAIT_MS
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 
 # Builds a DataTransfer holding one file, as a drag from the desktop carries it.
 DRAGGED_FILE = """([name, type, b64]) => {

@@ -11,7 +11,7 @@ from miniroom.testing.scripted_provider import ScriptedProvider
 from tests.runtime.support import agent_entry, write_config
 from tests.web.chat_pages import WAIT_MS, serving
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 
 
 async def test_a_hand_edited_display_name_shows_in_the_open_chat(

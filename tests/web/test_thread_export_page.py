@@ -13,7 +13,7 @@ from playwright.async_api import Page, expect
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.web.chat_pages import WAIT_MS, ask, serving
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 
 
 async def test_the_open_thread_downloads_as_markdown_and_json(

@@ -15,7 +15,7 @@ import miniroom.tools
 from miniroom.tools import SPECS_FILE, BuiltinTool
 
 # Beside the tools package, the modules whose tool classes agents get as declared tools.
-OTHER_TOOL_MODULES = ("miniroom.web.tools", "miniroom.agent.subagents.tools")
+OTHER_TOOL_MODULES = ("miniroom.web.tools", "miniroom.agent.subagents.tools", "miniroom.rooms.runtime.outbox")
 
 
 def _concrete(cls: type[Any]) -> list[type[Any]]:

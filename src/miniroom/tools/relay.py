@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -16,6 +17,10 @@ from pathlib import Path
 INSIDE_PATH = "/tmp/.miniroom-agent.sock"  # where commands find it: the sandbox's /tmp is its own
 AGENT_ROUTES = b"/api/agent/"  # server.agent_api's prefix; the relay sits below the server layer
 MAX_BODY_BYTES = 64 * 1024 * 1024
+# A Unix socket's path holds at most 107 bytes: under a longer TMPDIR (a deep home, a test runner's) the
+# relay's folder goes to /tmp, which the sandbox never sees (it has a /tmp of its own).
+SOCKET_PATH_LIMIT = 107
+_FOLDER_AND_NAME = len("/miniroom-relay-12345678/api.sock")
 _CHUNK = 65536
 _REFUSED = (
     b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: 52\r\n\r\n"
@@ -37,7 +42,7 @@ class Relay:
 
 async def open_relay(host: str, port: int) -> Relay:
     """A relay to (host, port) on a socket in a fresh private folder (mode 0700: no other user connects)."""
-    folder = Path(tempfile.mkdtemp(prefix="miniroom-relay-"))
+    folder = Path(tempfile.mkdtemp(prefix="miniroom-relay-", dir=_socket_base()))
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -63,6 +68,11 @@ async def open_relay(host: str, port: int) -> Relay:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return Relay(folder, server)
+
+
+def _socket_base() -> str:
+    base = tempfile.gettempdir()
+    return base if len(os.fsencode(base)) + _FOLDER_AND_NAME <= SOCKET_PATH_LIMIT else "/tmp"
 
 
 async def _one_request(reader: asyncio.StreamReader) -> bytes | None:
