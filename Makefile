@@ -50,7 +50,7 @@ test: lint typecheck unit fuzz
 PYTEST := $(BIN)/pytest -q -n 2 --dist loadfile
 
 # The quick loop while working: every test but the Matrix, browser and end-to-end ones (tests/matrix,
-# tests/cli and the modules marked so) and the fuzzing (`make fuzz`), in under a minute. `make test` still
+# tests/cli and the modules marked so) and the fuzzing (`make fuzz`), in about two minutes. `make test` still
 # runs them all.
 test-fast: $(STAMP)
 	$(PYTEST) -m "not matrix and not browser and not e2e" --ignore=tests/fuzz
