@@ -295,3 +295,18 @@ async def test_the_relay_opens_under_a_temp_folder_too_long_for_a_socket(
     finally:
         relay.close()
     assert not relay.folder.exists()
+
+
+def test_commands_on_the_search_path_under_tmp_are_found(machine: Machine, tmp_path: Path) -> None:
+    tools = tmp_path / "checkout" / ".venv" / "bin"  # a checkout under /tmp: its own /tmp hides it
+    tools.mkdir(parents=True)
+    (tools / "hello-tool").write_text("#!/bin/sh\necho hello from the tool\n")
+    (tools / "hello-tool").chmod(0o755)
+    assert tools.resolve().is_relative_to("/tmp")
+    search_path = f"{tools}:/usr/bin:/bin"
+    sandbox = machine.sandbox().showing(search_path)
+    shell = ShellCommand(
+        "hello-tool", machine.project, 30, environment={"PATH": search_path}, sandbox=sandbox
+    )
+    outcome = asyncio.run(shell.run())
+    assert outcome.output.text.strip() == "hello from the tool", outcome.output.text

@@ -22,6 +22,8 @@ PROTECTED_NAMES = (SETTINGS_FOLDER.name, "CLAUDE.md", "AGENTS.md", ".claude", ".
 # objects, refs and index stay writable, so `git commit` works in the project.
 PROTECTED_IN_GIT = ("config", "hooks", "modules", "info")
 INSTALL_HINT = "apt-get install bubblewrap"
+# Every sandbox has a /tmp of its own: what lies in the real one is hidden, as the home is.
+TMP = Path("/tmp")
 
 
 class SandboxUnavailable(Exception):
@@ -43,7 +45,7 @@ class Sandbox:
     def showing(self, search_path: str) -> Sandbox:
         """This sandbox with the folders of a PATH value that lie in a hidden folder visible (read-only), so
         its commands are found; a relative folder, or one that would show a hidden folder whole, is not."""
-        return replace(self, shown=self.shown + _shown(search_path, _resolved(self.hidden)))
+        return replace(self, shown=self.shown + _shown(search_path, _covered(self.hidden)))
 
     def with_socket(self, outside: Path, inside: str) -> Sandbox:
         return replace(self, sockets=(*self.sockets, (outside, inside)))
@@ -66,8 +68,10 @@ class Sandbox:
         for folder in self.writable:
             if folder.is_dir():
                 args += ["--bind", str(folder), str(folder)]
-        # miniroom-agent runs on miniroom's own interpreter, which may live in the hidden home (pyenv).
-        for folder in (*_shown(os.pathsep.join(_interpreter_folders()), hidden), *self.shown):
+        # miniroom-agent runs on miniroom's own interpreter and code, which may live in the hidden home
+        # (pyenv) or under /tmp (a checkout there).
+        covered = _covered(self.hidden)
+        for folder in (*_shown(os.pathsep.join(_interpreter_folders()), covered), *self.shown):
             args += ["--ro-bind", str(folder), str(folder)]
         kind = "--bind" if self.mode == "workspace" else "--ro-bind"
         args += [kind, str(project), str(project)]
@@ -108,7 +112,14 @@ def _git_parts(git: Path) -> list[Path]:
 
 
 def _interpreter_folders() -> tuple[str, ...]:
-    return tuple(dict.fromkeys((sys.base_prefix, sys.prefix)))
+    """Where miniroom-agent's interpreter and miniroom's code live (for an editable install, the source)."""
+    package_parent = Path(__file__).resolve().parents[2]
+    return tuple(dict.fromkeys((sys.base_prefix, sys.prefix, str(package_parent))))
+
+
+def _covered(hidden: tuple[Path, ...]) -> tuple[Path, ...]:
+    """The folders a sandbox does not show: the hidden ones and the real /tmp."""
+    return (*_resolved(hidden), TMP.resolve())
 
 
 # Cached: a shell call's budget is a few milliseconds, and each path costs a stat per component to resolve.
