@@ -9,6 +9,7 @@ from miniroom.engine.agent import (
     Agent,
     AgentConfig,
     BetweenBatches,
+    Sleep,
     unanswered_calls,
 )
 from miniroom.engine.approvals import (
@@ -123,6 +124,7 @@ __all__ = [
     "Session",
     "SessionError",
     "SessionInfo",
+    "Sleep",
     "TextDelta",
     "ThinkingDelta",
     "Tool",

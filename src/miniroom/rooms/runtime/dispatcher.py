@@ -12,6 +12,7 @@ from miniroom.agent import CliAccess
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.config.dotenv import read_dotenv
 from miniroom.config.settings_file import SettingsFileError
+from miniroom.engine import Sleep
 from miniroom.rooms.commands import is_command
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.runtime.agents import AgentFactory
@@ -27,7 +28,7 @@ from miniroom.rooms.runtime.live_config import ReadsLiveConfig
 from miniroom.rooms.runtime.messages import MessageHandler
 from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.modes import AgentModes
-from miniroom.rooms.runtime.participation import ParticipationQueue, Sleep
+from miniroom.rooms.runtime.participation import ParticipationQueue
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
 from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.scheduler import TurnScheduler

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from miniroom.engine import Sleep
 from miniroom.rooms.content import reaction_content
 from miniroom.rooms.decide import Judge, Respond, SilenceReason, Silent
 from miniroom.rooms.events import REACTION_TYPE, RoomEvent
@@ -20,7 +20,6 @@ from miniroom.rooms.runtime.logs import log_judged
 from miniroom.rooms.runtime.turn_queue import TurnKey, coalesce
 
 log = logging.getLogger(__name__)
-Sleep = Callable[[float], Awaitable[None]]
 DECLINE_PART = "decline"
 
 
