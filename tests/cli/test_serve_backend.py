@@ -10,6 +10,7 @@ from miniroom.cli.serve import ServePaths, WebOptions, create_backend
 from miniroom.cli.serve_api import agent_cli
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.minimal.deployment import GATEWAY_ISOLATED, GATEWAY_PATH, GATEWAY_PORT, GATEWAY_URL
+from miniroom.rooms.runtime.live_config import LiveConfig
 from miniroom.rooms.runtime.metrics import RoomMetrics
 from tests.runtime.serve_process import free_port
 
@@ -25,7 +26,7 @@ def test_the_script_gateway_comes_of_the_environment_serve_is_given(tmp_path: Pa
     data_dir = tmp_path / "miniroom_data"
     cli = agent_cli(env, data_dir, web.host, web.port, insecure=False, exposed=False)
     paths = ServePaths(tmp_path / "config.yaml", tmp_path, data_dir)
-    backend = create_backend(RoomsConfig(), paths, web, env, cli, RoomMetrics())
+    backend = create_backend(LiveConfig(RoomsConfig()), paths, web, env, cli, RoomMetrics())
     try:
         announced = [listener.announce for listener in backend.listeners]
     finally:

@@ -234,8 +234,11 @@ async def test_a_masked_secret_with_nothing_to_keep_is_refused(api: httpx.AsyncC
 async def test_a_saved_config_goes_to_the_runtime(api: httpx.AsyncClient, project: Project) -> None:
     told: list[RoomsConfig] = []
 
-    async def runtime(config: RoomsConfig) -> str:
+    async def runtime(
+        config: RoomsConfig,
+    ) -> str:  # as RoomRuntime.apply_config does
         told.append(config)
+        project.live.current = config
         return "applied now (agents added: scout)"
 
     project.on_config = runtime

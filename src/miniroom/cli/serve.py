@@ -27,6 +27,7 @@ from miniroom.config.paths import config_path, data_dir_for
 from miniroom.minimal.service import AgentCli
 from miniroom.rooms.runtime import RoomRuntime
 from miniroom.rooms.runtime.agents import model_problems, profile_problems
+from miniroom.rooms.runtime.live_config import LiveConfig
 from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.transport import RoomTransport
 from miniroom.tools import make_non_dumpable
@@ -126,14 +127,16 @@ def warn_if_open(web: WebOptions, token_variable: str, env: Mapping[str, str]) -
 
 
 def create_backend(
-    config: RoomsConfig,
+    live: LiveConfig,
     paths: ServePaths,
     web: WebOptions,
     env: Mapping[str, str],
     cli: AgentCli | None,
     metrics: RoomMetrics,
 ) -> Backend:
-    """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used."""
+    """Matrix when config.yaml has a `matrix:` section, else embedded rooms; each imported only when used.
+    `live` is the holder of config.yaml in force, which the runtime and the web pages share."""
+    config = live.current
     extra = [gateway] if cli is not None and (gateway := gateway_listener(cli, env, web.host)) else []
     if config.matrix is not None:
         from miniroom.server.probes import Readiness
@@ -164,7 +167,7 @@ def create_backend(
     listening = listen(host, port)
     store = RoomStore.open(paths.data_dir)
     files = ProjectFiles(paths.project_dir, paths.config)
-    project = Project(files, paths.data_dir, env, config)
+    project = Project(files, paths.data_dir, env, live)
     readiness = Readiness()
     app = create_app(
         store,
@@ -261,10 +264,11 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
         else None
     )
     metrics = RoomMetrics()
-    backend = create_backend(config, paths, web, env, cli, metrics)
+    live = LiveConfig(config)
+    backend = create_backend(live, paths, web, env, cli, metrics)
     try:
         runtime = RoomRuntime(
-            config,
+            live,
             backend.transport,
             data_dir,
             env=env,
@@ -288,7 +292,7 @@ async def serve(config: RoomsConfig, paths: ServePaths, web: WebOptions, env: Ma
         watching = asyncio.create_task(
             watch_config(
                 paths.config,
-                (lambda: project.config) if project is not None else (lambda: runtime.config),
+                lambda: live.current,
                 project.apply if project is not None else apply,
             ),
             name="config.yaml watch",

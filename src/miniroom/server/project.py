@@ -4,7 +4,6 @@ sessions are, and the runtime to tell when config.yaml changes."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from miniroom.config.config_yaml import RoomsConfig
@@ -12,6 +11,7 @@ from miniroom.engine import directory_for_cwd
 from miniroom.llm import agent_dir_from_env
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.runtime.agents import AgentFactory, safe_name
+from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
 from miniroom.server.settings_files import ProjectFiles
 from miniroom.transports.embedded import ids
 
@@ -20,23 +20,27 @@ ConfigListener = Callable[[RoomsConfig], Awaitable[str]]
 RESTART_TO_APPLY = "saved; restart `miniroom serve` to apply the agent and room changes"
 
 
-@dataclass
-class Project:
-    """`config` is the configuration served now; `on_config` (the room runtime) takes a new one."""
+class Project(ReadsLiveConfig):
+    """`config` is the configuration served now, read from the runtime's holder when `config` is one;
+    `on_config` (the room runtime) takes a new one and replaces what that holder holds."""
 
-    files: ProjectFiles
-    data_dir: Path
-    env: Mapping[str, str]
-    config: RoomsConfig = field(default_factory=RoomsConfig)
-    on_config: ConfigListener | None = None
+    def __init__(
+        self,
+        files: ProjectFiles,
+        data_dir: Path,
+        env: Mapping[str, str],
+        config: RoomsConfig | LiveConfig | None = None,
+        on_config: ConfigListener | None = None,
+    ) -> None:
+        self.files, self.data_dir, self.env = files, data_dir, env
+        self.read_config(RoomsConfig() if config is None else config)
+        self.on_config = on_config
 
     async def apply(self, config: RoomsConfig) -> str:
         """Hand a saved config.yaml to the runtime; what happened, in words."""
         if self.on_config is None:
             return RESTART_TO_APPLY
-        message = await self.on_config(config)
-        self.config = config
-        return message
+        return await self.on_config(config)
 
     def agent_of(self, user_id: str) -> str | None:
         """The agent posting as `user_id`: a configured one, or one that worked here before."""
@@ -65,7 +69,7 @@ class Project:
             yield agent, directory_for_cwd(agent_dir_from_env(env), workspace)
 
     def _factory(self) -> AgentFactory:
-        return AgentFactory(self.config, self.data_dir, self.env, self.files.project_dir)
+        return AgentFactory(self.live, self.data_dir, self.env, self.files.project_dir)
 
     def _workspaces(self) -> list[Path]:
         folder = self.data_dir / "workspaces"

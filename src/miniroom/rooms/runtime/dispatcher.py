@@ -24,7 +24,7 @@ from miniroom.rooms.runtime.edits import EditHandler
 from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.judges import Judges, Judgment, ParticipationJudges, judgment_problems
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
-from miniroom.rooms.runtime.live_config import ReadsLiveConfig
+from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
 from miniroom.rooms.runtime.messages import MessageHandler
 from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.modes import AgentModes
@@ -50,7 +50,7 @@ class RoomRuntime(ReadsLiveConfig):
 
     def __init__(
         self,
-        config: RoomsConfig,
+        config: RoomsConfig | LiveConfig,
         transport: RoomTransport,
         data_dir: Path,
         *,
@@ -63,13 +63,14 @@ class RoomRuntime(ReadsLiveConfig):
         hosted: Collection[str] | None = None,
         metrics: RoomMetrics | None = None,
     ) -> None:
-        """`project_dir` is the folder of config.yaml, whose `.miniroom/` holds every agent's settings
-        and the `.env` with TYPESAFE_API_KEY (default: the data folder's parent, where `miniroom_data/`
-        usually sits beside config.yaml); `judgment` decides for agents asked to judge a message (default:
-        each agent's participation settings); `debounce_sleep` is the participation debounce's clock; `cli`
-        gives the agents' shells `miniroom-agent` (default: none, and no minimal mode); `hosted`: the agents
-        and teams this instance answers as, when others share the homeserver (default: every one);
-        `metrics` counts the work for `GET /metrics`."""
+        """`config` is config.yaml, or the holder of it that the web pages read too; `project_dir` is the
+        folder of config.yaml, whose `.miniroom/` holds every agent's settings and the `.env` with
+        TYPESAFE_API_KEY (default: the data folder's parent, where `miniroom_data/` usually sits beside
+        config.yaml); `judgment` decides for agents asked to judge a message (default: each agent's
+        participation settings); `debounce_sleep` is the participation debounce's clock; `cli` gives the
+        agents' shells `miniroom-agent` (default: none, and no minimal mode); `hosted`: the agents and
+        teams this instance answers as, when others share the homeserver (default: every one); `metrics`
+        counts the work for `GET /metrics`."""
         self.read_config(config)
         self.transport, self.data_dir = transport, data_dir
         env = os.environ if env is None else env
