@@ -9,6 +9,8 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 BWRAP := /usr/bin/bwrap
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# pytest keeps each test module's rewritten bytecode; without it every run (on each worker) compiles them anew.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test test-fast lint typecheck unit fuzz bench clean
 
@@ -53,7 +55,7 @@ PYTEST := $(BIN)/pytest -q -n 2 --dist loadfile
 # tests/cli and the modules marked so) and the fuzzing (`make fuzz`), in about two minutes. `make test` still
 # runs them all.
 test-fast: $(STAMP)
-	$(PYTEST) -m "not matrix and not browser and not e2e" --ignore=tests/fuzz
+	$(PYTEST) -m "not matrix and not browser and not e2e and not slow" --ignore=tests/fuzz
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

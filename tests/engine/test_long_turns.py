@@ -86,7 +86,8 @@ async def test_a_turn_that_outgrows_the_window_by_its_own_words_is_summarized_in
         body = "y" * 99 + "\n"
         writes = [
             Reply(
-                tool_calls=[("write", {"path": f"out{n:02d}.txt", "content": f"OUT-{n:02d}\n" + body * 400})]
+                tool_calls=[("write", {"path": f"out{n:02d}.txt", "content": f"OUT-{n:02d}\n" + body * 400})],
+                fragment=4096,  # 40 KB a round in pieces of 32 characters: seconds of parsing
             )
             for n in range(ROUNDS)
         ]

@@ -299,6 +299,7 @@ async def test_a_reply_that_stalls_mid_way_fails_at_the_idle_timeout(
     assert_failed(done, ErrorKind.TIMEOUT, "sent no content for 0.2 s")
 
 
+@pytest.mark.slow  # seconds by design: longer than the timeout, with every gap well short of it
 @BOTH
 async def test_content_restarts_the_idle_timeout(
     provider: ScriptedProvider, make_model: ModelFactory

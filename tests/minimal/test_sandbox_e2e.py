@@ -12,6 +12,8 @@ from miniroom.tools.sandbox import sandbox_problem
 from tests.conftest import Workspace, clean_env
 from tests.minimal.support import bash, tool_output
 
+pytestmark = pytest.mark.e2e
+
 SECRET = "sandbox-e2e-secret"
 
 

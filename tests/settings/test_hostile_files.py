@@ -91,6 +91,7 @@ def test_a_file_over_the_size_cap_is_refused_saying_the_cap(tmp_path: Path, read
     assert any(expected in message for message in check(reader, path, whole_file=True))
 
 
+@pytest.mark.slow  # a second or so each: 65,536 values
 @pytest.mark.parametrize("reader", YAML_READERS, ids=lambda reader: reader.name)
 def test_a_file_of_tiny_values_just_under_the_cap_is_read_without_a_hang(
     tmp_path: Path, reader: Reader

@@ -14,7 +14,7 @@ from miniroom.web.process import ProcessFailure, run_process
 
 # Told to stop, it says so in a file first: only a SIGTERM (not a SIGKILL at once) lets it.
 POLITE = "trap 'echo asked > {marker}; exit 0' TERM; sleep 30 & wait"
-LIMIT = 2.0  # time enough, even on a loaded machine, for the shell to set its trap
+LIMIT = 2.0  # time enough, even on a loaded machine, for the shell to set its trap (so these tests are slow)
 
 
 async def test_stdout_and_stderr_come_apart_and_a_cut_is_said(tmp_path: Path) -> None:
@@ -24,6 +24,7 @@ async def test_stdout_and_stderr_come_apart_and_a_cut_is_said(tmp_path: Path) ->
     assert finished == Finished(0, b"out" + b"\0" * 7, b"err", overflowed=True)
 
 
+@pytest.mark.slow
 async def test_a_child_running_too_long_is_asked_to_stop_before_it_is_killed(tmp_path: Path) -> None:
     marker = tmp_path / "marker"
     spec = ChildSpec(["/bin/sh", "-c", POLITE.format(marker=marker)], child_environment())
@@ -33,6 +34,7 @@ async def test_a_child_running_too_long_is_asked_to_stop_before_it_is_killed(tmp
     assert marker.read_text() == "asked\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("starter", ["hook", "service"])
 async def test_hooks_and_service_scripts_follow_the_same_kill_policy(tmp_path: Path, starter: str) -> None:
     marker = tmp_path / "marker"

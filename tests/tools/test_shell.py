@@ -124,6 +124,7 @@ async def test_timeout_kills_the_whole_tree_and_keeps_earlier_output(tmp_path: P
     assert reaped(pids[0]), "the shell itself must be reaped, not left a zombie"
 
 
+@pytest.mark.slow  # the grace is a second
 async def test_processes_ignoring_sigterm_are_killed_after_the_grace(tmp_path: Path) -> None:
     command = "trap '' TERM; sleep 30 & echo $! >> pids; echo $$ >> pids; wait"
     started = time.monotonic()

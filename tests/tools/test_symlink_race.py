@@ -25,6 +25,8 @@ from miniroom.tools.read import ReadTool
 from miniroom.tools.write import WriteTool
 from tests.tools.file_tool_helpers import call, text_of
 
+pytestmark = pytest.mark.slow  # hundreds of rounds against a process swapping folders as fast as it can
+
 ROUNDS = 400
 # Swaps work/sub (a real folder) with a symlink to the outside folder and back, as fast as it can.
 SWAPPER = """

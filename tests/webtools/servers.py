@@ -154,7 +154,8 @@ def serve(respond: Route, tls: ssl.SSLContext | None = None) -> Iterator[Running
     server = _Server(respond)
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop's next poll: the default half second, at every test's end
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     port = server.server_address[1]
     try:

@@ -88,6 +88,7 @@ async def test_dollar_dollar_reaches_the_shell_and_filled_values_stay_out_of_the
     assert text(result).endswith("\n\nshell-sees-this ***")  # a value from a variable may be a secret
 
 
+@pytest.mark.slow  # the timeout leaves a loaded machine time to start the script
 async def test_a_script_past_its_timeout_dies_with_its_background_jobs(tmp_path: Path) -> None:
     pid_file = tmp_path / "sleeper.pid"
     command = f"sleep 300 & echo $! > {pid_file}; wait"

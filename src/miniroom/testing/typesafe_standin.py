@@ -51,7 +51,7 @@ class TypesafeStandIn:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="typesafe-standin", daemon=True
+            target=self._server.serve_forever, args=(0.01,), name="typesafe-standin", daemon=True
         )
 
     @property

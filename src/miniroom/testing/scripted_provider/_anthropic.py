@@ -90,7 +90,7 @@ def stream_events(turn: Turn, request: dict[str, Any]) -> list[bytes]:
     for tool_id, (name, _), arguments in zip(
         turn.tool_ids("toolu_"), reply.tool_calls, turn.arguments, strict=True
     ):
-        parts = ["", *split_arguments(arguments)]  # the API opens with an empty partial_json
+        parts = ["", *split_arguments(arguments, reply.fragment)]  # the API opens with an empty partial_json
         deltas = [{"type": "input_json_delta", "partial_json": part} for part in parts]
         blocks.append(({"type": "tool_use", "id": tool_id, "name": name, "input": {}}, deltas))
     for index, (block, deltas) in enumerate(blocks):

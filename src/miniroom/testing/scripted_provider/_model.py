@@ -40,7 +40,9 @@ class Reply:
     # A runaway stream: the opening events, then the first `fragment` characters of `text` as a text delta
     # again and again (`delay` s apart) until the client goes away; the reply never ends by itself.
     endless: bool = False
-    fragment: int = FRAGMENT  # characters per streamed text or thinking piece (real providers send a few)
+    fragment: int = (
+        FRAGMENT  # characters per streamed text, thinking or arguments piece (real providers send a few)
+    )
     headers: dict[str, str] = field(default_factory=dict)  # extra response headers, e.g. retry-after
 
     @classmethod
@@ -74,9 +76,9 @@ def fragments(text: str, size: int = FRAGMENT) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def split_arguments(arguments: str) -> list[str]:
+def split_arguments(arguments: str, size: int = FRAGMENT) -> list[str]:
     """At least two fragments (when there are two characters), so a client must reassemble them."""
-    return fragments(arguments, max(1, min(FRAGMENT, (len(arguments) + 1) // 2)))
+    return fragments(arguments, max(1, min(size, (len(arguments) + 1) // 2)))
 
 
 # Each protocol's stop words, and the other protocol's word for the same thing.

@@ -113,7 +113,7 @@ def stream_events(turn: Turn, request: dict[str, Any]) -> list[bytes]:
         events.append(chunk({"tool_calls": [opening]}))
         events.extend(
             chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]})
-            for part in split_arguments(arguments)
+            for part in split_arguments(arguments, reply.fragment)
         )
     if reply.error_type:
         error = error_body(error_type(reply), error_message_for(reply), "")
