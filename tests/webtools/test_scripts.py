@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.processes import wait_until_gone
 from tests.webtools.conftest import write_catalogue
 from tests.webtools.support import build_tools, call, text
