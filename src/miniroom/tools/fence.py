@@ -39,9 +39,7 @@ class Fence:
         for hidden in self._hidden:
             if path.is_relative_to(hidden):
                 where = f" (it is in {self._shown(hidden)})" if path != hidden else ""
-                return self._said(
-                    path, "hidden", where, "it holds miniroom's own sessions, settings or secrets"
-                )
+                return self._said(path, "hidden", where, DATA_WHY)
         return None
 
     def hides(self, path: Path, *, folder: bool = False) -> bool:
@@ -56,9 +54,10 @@ class Fence:
             )
         if self.mode == "off":
             return None
-        hidden = self.hidden(path)
-        if hidden is not None:
-            return hidden
+        return self.hidden(path) or self._read_only(path)
+
+    def _read_only(self, path: Path) -> str | None:
+        """Why `path` lies in what a `workspace` sandbox keeps read-only, or None."""
         for protected in read_only_paths(self.project):
             target = protected.resolve()  # a protected name that is a link keeps its target read-only
             if path.is_relative_to(target):

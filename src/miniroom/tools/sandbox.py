@@ -117,6 +117,7 @@ def read_only_paths(project: Path) -> list[Path]:
 
 
 def is_env_file(path: Path) -> bool:
+    """Whether `path` has the name of a file of secrets (`.env`, `.env.local`): a command reads it empty."""
     return fnmatch.fnmatchcase(path.name, ENV_FILES)
 
 
