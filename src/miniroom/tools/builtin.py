@@ -51,6 +51,8 @@ TOOL_REQUIRES: Mapping[str, str] = MappingProxyType(
 TAKES_OUTPUT_FOLDER = frozenset(
     {"read", "bash", "parallel_bash"}
 )  # the shells keep long output; read reads it
+# The file tools do not read or change what the shell sandbox hides or keeps read-only.
+KEEPS_TO_SANDBOX = frozenset({"edit", "write", "grep", "find", "glob", "ls"})
 
 
 def builtin_tool_classes() -> tuple[type[BuiltinTool[Any]], ...]:
@@ -62,10 +64,10 @@ def builtin_tools(
     skills: Sequence[SkillRef] = (), output: OutputFolder | None = None, sandbox: Sandbox | None = None
 ) -> list[Tool]:
     """One of each built-in tool, in the order of BUILTIN_TOOLS; the shells share one output folder, which
-    read may read from, and run their commands in `sandbox`."""
+    read may read from, and run their commands in `sandbox`, whose rules the file tools keep to."""
     shared = output or OutputFolder()
-    made_with: dict[str, tuple[Any, ...]] = dict.fromkeys(TAKES_OUTPUT_FOLDER, (shared,))
-    for name in ("bash", "parallel_bash"):
+    made_with: dict[str, tuple[Any, ...]] = dict.fromkeys(KEEPS_TO_SANDBOX, (sandbox,))
+    for name in TAKES_OUTPUT_FOLDER:
         made_with[name] = (shared, sandbox)
     made_with["load_skill"] = (skills,)
     return [DeclaredTool(tool.target, *made_with.get(tool.name, ())) for tool in BUILTIN_TOOLS]

@@ -11,7 +11,8 @@ from typing import Any, BinaryIO
 from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
-from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.base import Params
+from miniroom.tools.fence import FileTool, refuse
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import InsidePath, inside_path, open_regular_file
 
@@ -55,7 +56,7 @@ class Match:
     normalised: bool  # found only after normalising whitespace, quotes and dashes
 
 
-class EditTool(BuiltinTool[EditParams]):
+class EditTool(FileTool[EditParams]):
     name = "edit"
     description = (
         "Replace old_text with new_text in a file; old_text must match exactly one place (add surrounding "
@@ -64,7 +65,9 @@ class EditTool(BuiltinTool[EditParams]):
     params_model = EditParams
 
     async def run(self, params: EditParams, ctx: ToolContext) -> ToolResult:
-        return await asyncio.to_thread(_edit, inside_path(ctx.cwd, params.path), params)
+        target = inside_path(ctx.cwd, params.path)
+        refuse(self.fence.unwritable(target.path), target, params.path)
+        return await asyncio.to_thread(_edit, target, params)
 
     def summary(self, arguments: dict[str, Any]) -> str:
         return f"Edit {arguments.get('path', '')}"

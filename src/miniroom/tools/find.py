@@ -7,7 +7,8 @@ from typing import Any
 from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolResult
-from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.base import Params
+from miniroom.tools.fence import FileTool
 from miniroom.tools.ripgrep import (
     file_list_result,
     list_files,
@@ -23,16 +24,17 @@ class FindParams(Params):
     limit: int = Field(1000, ge=1, description="Max results")
 
 
-class FindTool(BuiltinTool[FindParams]):
+class FindTool(FileTool[FindParams]):
     name = "find"
     description = "Find files by name glob, skipping .gitignored files. Paths come sorted by name."
     params_model = FindParams
 
     async def run(self, params: FindParams, ctx: ToolContext) -> ToolResult:
         cwd = ctx.cwd.resolve()
-        folder = resolve_search_folder(cwd, params.path)
+        fence = self.fence
+        folder = resolve_search_folder(cwd, params.path, fence)
         async with search_time_limit(ctx.timeout):
-            files = await list_files(folder, top=cwd, pattern=params.pattern)
+            files = await list_files(folder, top=cwd, fence=fence, pattern=params.pattern)
         paths = sorted(path_under(cwd, folder, file.name) for file in files)
         return file_list_result(
             paths, params.limit, f"No files found matching {params.pattern!r} in {params.path}"

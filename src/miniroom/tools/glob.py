@@ -7,7 +7,8 @@ from typing import Any
 from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
-from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.base import Params
+from miniroom.tools.fence import FileTool
 from miniroom.tools.ripgrep import (
     compile_glob,
     file_list_result,
@@ -24,7 +25,7 @@ class GlobParams(Params):
     limit: int = Field(100, ge=1, description="Max results")
 
 
-class GlobTool(BuiltinTool[GlobParams]):
+class GlobTool(FileTool[GlobParams]):
     name = "glob"
     description = (
         "List files whose path relative to path matches a glob (** crosses folders), skipping .gitignored "
@@ -38,10 +39,11 @@ class GlobTool(BuiltinTool[GlobParams]):
                 f"The pattern {params.pattern!r} is absolute; make it relative and put the folder in path."
             )
         cwd = ctx.cwd.resolve()
-        folder = resolve_search_folder(cwd, params.path)
+        fence = self.fence
+        folder = resolve_search_folder(cwd, params.path, fence)
         regex = compile_glob(params.pattern.removeprefix("./"))
         async with search_time_limit(ctx.timeout):
-            matched = await list_files(folder, top=cwd, path_regex=regex)
+            matched = await list_files(folder, top=cwd, fence=fence, path_regex=regex)
         newest_first = sorted(matched, key=lambda file: (-file.modified, file.name))
         paths = [path_under(cwd, folder, file.name) for file in newest_first]
         return file_list_result(paths, params.limit, f"No files match {params.pattern!r} in {params.path}")

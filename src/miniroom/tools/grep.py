@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
-from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.base import Params
+from miniroom.tools.fence import Fence, FileTool, refuse
 from miniroom.tools.found import file_lines, open_found, opened_root
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import InsidePath, inside_path, open_regular_file
@@ -54,7 +55,7 @@ class GrepLine:
         return f"{self.path}:{self.number}: {text}" if self.is_match else f"{self.path}-{self.number}- {text}"
 
 
-class GrepTool(BuiltinTool[GrepParams]):
+class GrepTool(FileTool[GrepParams]):
     name = "grep"
     description = (
         "Search file contents for a regex (ripgrep syntax), skipping .gitignored files. "
@@ -64,13 +65,15 @@ class GrepTool(BuiltinTool[GrepParams]):
 
     async def run(self, params: GrepParams, ctx: ToolContext) -> ToolResult:
         target = inside_path(ctx.cwd, params.path)
+        fence = self.fence
         with _opened_target(target, params.path) as file:
+            refuse(fence.hidden(target.path, folder=file is None), target, params.path)
             rg = find_rg()
             async with search_time_limit(ctx.timeout):
                 if rg is None:
-                    lines = await asyncio.to_thread(_python_grep, target, file, params)
+                    lines = await asyncio.to_thread(_python_grep, target, file, params, fence)
                 else:
-                    lines = await _rg_grep(rg, target, file, params)
+                    lines = await _rg_grep(rg, target, file, params, fence)
         return _format(lines, params)
 
     def summary(self, arguments: dict[str, Any]) -> str:
@@ -111,7 +114,9 @@ def _rg_args(target: InsidePath, file: int | None, params: GrepParams) -> list[s
     return args if target.path == target.root else [*args, "--", target.relative]
 
 
-async def _rg_grep(rg: str, target: InsidePath, file: int | None, params: GrepParams) -> list[GrepLine]:
+async def _rg_grep(
+    rg: str, target: InsidePath, file: int | None, params: GrepParams, fence: Fence
+) -> list[GrepLine]:
     # Each match brings at most 2*context lines of context and one `--`: enough lines to see limit+1 matches.
     max_lines = (params.limit + 1) * (2 * params.context + 2)
     args = _rg_args(target, file, params)
@@ -123,15 +128,16 @@ async def _rg_grep(rg: str, target: InsidePath, file: int | None, params: GrepPa
         )
     lines = [_parse_rg_line(line) for line in output.lines]
     if file is None:  # rg walked by name: keep what the files, opened beneath the folder, still say
-        return await asyncio.to_thread(_lines_inside, target.root, lines)
+        return await asyncio.to_thread(_lines_inside, target.root, lines, fence)
     return [dataclasses.replace(line, path=target.shown) if line.path else line for line in lines]
 
 
-def _lines_inside(root: Path, lines: list[GrepLine]) -> list[GrepLine]:
-    """The lines whose file, opened beneath `root` without following links, holds them; gaps tidied."""
+def _lines_inside(root: Path, lines: list[GrepLine], fence: Fence) -> list[GrepLine]:
+    """The lines whose file, opened beneath `root` without following links, holds them and is not hidden by
+    `fence`; gaps tidied."""
     by_file: dict[str, list[GrepLine]] = {}
     for line in lines:
-        if line.path is not None:
+        if line.path is not None and not fence.hides(root / line.path):
             by_file.setdefault(line.path, []).append(line)
     with opened_root(root) as root_fd:
         kept_files = {path for path, shown in by_file.items() if _file_holds(root_fd, path, shown)}
@@ -172,7 +178,7 @@ def _parse_rg_line(line: str) -> GrepLine:
     return GrepLine(path, int(parsed.group(1)), parsed.group(3), parsed.group(2) == ":")
 
 
-def _python_grep(target: InsidePath, file: int | None, params: GrepParams) -> list[GrepLine]:
+def _python_grep(target: InsidePath, file: int | None, params: GrepParams, fence: Fence) -> list[GrepLine]:
     """The fallback: Python's `re` over the same files rg would search; stops past `limit` matches."""
     regex = _compile(params)
     if file is not None:
@@ -180,7 +186,7 @@ def _python_grep(target: InsidePath, file: int | None, params: GrepParams) -> li
     found: list[GrepLine] = []
     matches = 0
     for name in walk_files(target.path, target.root):
-        if params.glob and not matches_name_glob(params.glob, name):
+        if (params.glob and not matches_name_glob(params.glob, name)) or fence.hides(target.path / name):
             continue
         path = InsidePath(target.root, target.path / name)
         data = _read_beneath(path)

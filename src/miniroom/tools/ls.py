@@ -9,7 +9,8 @@ from typing import Any
 from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
-from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.base import Params
+from miniroom.tools.fence import Fence, FileTool, refuse
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import InsidePath, inside_path, open_folder
 
@@ -19,14 +20,16 @@ class LsParams(Params):
     limit: int = Field(500, ge=1, description="Max entries")
 
 
-class LsTool(BuiltinTool[LsParams]):
+class LsTool(FileTool[LsParams]):
     name = "ls"
     description = "List a folder's entries (dotfiles included), sorted by name; folders end with /."
     params_model = LsParams
 
     async def run(self, params: LsParams, ctx: ToolContext) -> ToolResult:
         folder = inside_path(ctx.cwd, params.path)
-        entries = await asyncio.to_thread(_list_entries, folder, params.path)
+        fence = self.fence
+        refuse(fence.hidden(folder.path, folder=True), folder, params.path)
+        entries = await asyncio.to_thread(_list_entries, folder, params.path, fence)
         if not entries:
             return ToolResult.text(f"{params.path} is empty.")
         capped = keep_head("\n".join(entries[: params.limit]))
@@ -39,8 +42,9 @@ class LsTool(BuiltinTool[LsParams]):
         return f"Ls {arguments.get('path', '.')}"
 
 
-def _list_entries(folder: InsidePath, shown: str) -> list[str]:
-    """The entries of the folder opened beneath the working folder (a link swapped in is not followed)."""
+def _list_entries(folder: InsidePath, shown: str, fence: Fence) -> list[str]:
+    """The entries of the folder opened beneath the working folder (a link swapped in is not followed), but
+    those the sandbox hides."""
     try:
         fd = open_folder(folder, os.O_RDONLY)
     except FileNotFoundError:
@@ -51,9 +55,14 @@ def _list_entries(folder: InsidePath, shown: str) -> list[str]:
         raise ToolError(f"Cannot list {shown}: {error.strerror}.") from None
     try:
         with os.scandir(fd) as scan:
-            names = [entry.name + ("/" if entry.is_dir() else "") for entry in scan]
+            entries = [(entry.name, entry.is_dir()) for entry in scan]
     except OSError as error:
         raise ToolError(f"Cannot list {shown}: {error.strerror}.") from None
     finally:
         os.close(fd)
+    names = [
+        name + ("/" if is_dir else "")
+        for name, is_dir in entries
+        if not fence.hides(folder.path / name, folder=is_dir)
+    ]
     return sorted(names, key=lambda name: (name.lower(), name))

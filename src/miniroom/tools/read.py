@@ -14,10 +14,12 @@ from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
 from miniroom.llm import ImageContent, TextContent
-from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.base import Params
+from miniroom.tools.fence import FileTool, refuse
 from miniroom.tools.output import MAX_OUTPUT_BYTES, keep_head
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.paths import InsidePath, OutsideError, inside_path, locate, open_regular_file
+from miniroom.tools.sandbox import Sandbox
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 SNIFF_BYTES = 8192
@@ -40,7 +42,7 @@ def read_line_cap(ctx: ToolContext) -> int:
     return max(1, ctx.settings.read_max_lines)
 
 
-class ReadTool(BuiltinTool[ReadParams]):
+class ReadTool(FileTool[ReadParams]):
     name = "read"
     description = (
         "Read a text file, or an image (png, jpg, gif, webp, bmp). Long files are cut; "
@@ -48,12 +50,16 @@ class ReadTool(BuiltinTool[ReadParams]):
     )
     params_model = ReadParams
 
-    def __init__(self, scratch: OutputFolder | None = None) -> None:
+    def __init__(self, scratch: OutputFolder | None = None, sandbox: Sandbox | None = None) -> None:
+        super().__init__(sandbox)
         # The agent's private folder of long outputs and saved pages, which results name: readable too.
         self._scratch = scratch
 
     async def run(self, params: ReadParams, ctx: ToolContext) -> ToolResult:
-        target = self._in_scratch(params.path) or inside_path(ctx.cwd, params.path)
+        target = self._in_scratch(params.path)
+        if target is None:
+            target = inside_path(ctx.cwd, params.path)
+            refuse(self.fence.hidden(target.path), target, params.path)
         cap = read_line_cap(ctx)
         max_lines = min(params.limit or cap, cap)
         return await asyncio.to_thread(_read, target, params.offset, max_lines, ctx.accepts_images)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from miniroom.engine import ToolError, ToolResult
 from miniroom.tools.environment import tool_environment
+from miniroom.tools.fence import Fence, refuse
 from miniroom.tools.found import FoundFile, files_inside
 from miniroom.tools.output import keep_head
 from miniroom.tools.paths import display_path, inside_path, open_folder
@@ -108,10 +109,15 @@ async def search_time_limit(seconds: float) -> AsyncIterator[None]:
 
 
 async def list_files(
-    root: Path, *, top: Path, pattern: str | None = None, path_regex: re.Pattern[str] | None = None
+    root: Path,
+    *,
+    top: Path,
+    fence: Fence | None = None,
+    pattern: str | None = None,
+    path_regex: re.Pattern[str] | None = None,
 ) -> list[FoundFile]:
-    """Files under `root` (named relative to it), honouring .gitignore (from `top` down), each still beneath
-    `top` when checked after the search.
+    """Files under `root` (named relative to it), honouring .gitignore (from `top` down), but those `fence`
+    hides, each still beneath `top` when checked after the search.
 
     `pattern` filters with rg's --glob rules: without a slash it matches file names at any depth;
     `path_regex` must match the whole relative name.
@@ -128,6 +134,8 @@ async def list_files(
         names = output.lines
     if path_regex is not None:
         names = [name for name in names if path_regex.fullmatch(name)]
+    if fence is not None:
+        names = [name for name in names if not fence.hides(root / name)]
     return await asyncio.to_thread(files_inside, top, root, names)
 
 
@@ -251,9 +259,10 @@ def walk_files(root: Path, top: Path | None = None) -> list[str]:
     return sorted(found)
 
 
-def resolve_search_folder(cwd: Path, user_path: str) -> Path:
-    """The folder a file search starts from: inside the working folder, existing, and not a file."""
+def resolve_search_folder(cwd: Path, user_path: str, fence: Fence) -> Path:
+    """The folder a file search starts from: inside the working folder, existing, not a file, not hidden."""
     folder = inside_path(cwd, user_path)
+    refuse(fence.hidden(folder.path, folder=True), folder, user_path)
     try:
         os.close(open_folder(folder))
     except FileNotFoundError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import shutil
@@ -21,6 +22,7 @@ PROTECTED_NAMES = (SETTINGS_FOLDER.name, "CLAUDE.md", "AGENTS.md", ".claude", ".
 # In a `.git` folder, what runs commands later (hooks; config's core.hooksPath, core.fsmonitor, aliases): the
 # objects, refs and index stay writable, so `git commit` works in the project.
 PROTECTED_IN_GIT = ("config", "hooks", "modules", "info")
+ENV_FILES = ".env*"  # files of secrets: a command reads each as empty, the file tools refuse them
 INSTALL_HINT = "apt-get install bubblewrap"
 # Every sandbox has a /tmp of its own: what lies in the real one is hidden, as the home is.
 TMP = Path("/tmp")
@@ -59,11 +61,10 @@ class Sandbox:
     def arguments(self) -> list[str]:
         project = self.project.resolve()
         hidden = _resolved(self.hidden)
-        # A hidden folder inside the project is hidden after the project is bound, which would show it again.
-        inside = [folder for folder in hidden if folder.is_relative_to(project)]
         args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         for folder in hidden:
-            if folder not in inside and folder != Path("/"):
+            # One inside the project is hidden after the project is bound, which would show it again.
+            if not folder.is_relative_to(project) and folder != Path("/"):
                 args += ["--tmpfs", str(folder)]
         for folder in self.writable:
             if folder.is_dir():
@@ -75,9 +76,8 @@ class Sandbox:
             args += ["--ro-bind", str(folder), str(folder)]
         kind = "--bind" if self.mode == "workspace" else "--ro-bind"
         args += [kind, str(project), str(project)]
-        for folder in inside:
-            if folder != project:
-                args += ["--tmpfs", str(folder)]
+        for folder in self.hidden_in_project():
+            args += ["--tmpfs", str(folder)]
         args += self._protected(project)
         for outside, inside_path in self.sockets:
             args += ["--bind", str(outside), inside_path]
@@ -88,11 +88,17 @@ class Sandbox:
             args.append("--unshare-net")
         return args
 
+    def hidden_in_project(self) -> list[Path]:
+        """The hidden folders (resolved) inside the project: hidden again after the project is bound."""
+        project = self.project.resolve()
+        hidden = _resolved(self.hidden)
+        return [folder for folder in hidden if folder.is_relative_to(project) and folder != project]
+
     def _protected(self, project: Path) -> list[str]:
         """What stays read-only in a writable project, and the `.env` files nobody reads."""
         args = []
         if self.mode == "workspace":
-            for path in (*(project / name for name in PROTECTED_NAMES), *_git_parts(project / ".git")):
+            for path in read_only_paths(project):
                 if path.exists() or path.is_symlink():
                     # A symlink is bound as its target would be: keep it read-only where it points.
                     args += ["--ro-bind", str(path), str(path)]
@@ -102,6 +108,17 @@ class Sandbox:
         for secret in _env_files(project):
             args += ["--ro-bind", "/dev/null", str(secret)]
         return args
+
+
+def read_only_paths(project: Path) -> list[Path]:
+    """What stays read-only in a `workspace` project, whether it exists or not: the protected names and the
+    parts of `.git` that run commands later."""
+    return [*(project / name for name in PROTECTED_NAMES), *_git_parts(project / ".git")]
+
+
+def is_env_file(path: Path) -> bool:
+    """Whether `path` has the name of a file of secrets (`.env`, `.env.local`): a command reads it empty."""
+    return fnmatch.fnmatchcase(path.name, ENV_FILES)
 
 
 def _git_parts(git: Path) -> list[Path]:
@@ -146,7 +163,7 @@ def _shown(search_path: str, hidden: tuple[Path, ...]) -> tuple[Path, ...]:
 def _env_files(project: Path) -> Iterable[Path]:
     """`.env` files the command must not read; searched shallowly, so a large tree costs no walk."""
     for folder in (project, *_children(project)):
-        for path in folder.glob(".env*"):
+        for path in folder.glob(ENV_FILES):
             if path.is_file() and not path.is_symlink():
                 yield path
 

@@ -9,7 +9,8 @@ from typing import Any
 from pydantic import Field
 
 from miniroom.engine import ToolContext, ToolError, ToolResult
-from miniroom.tools.base import BuiltinTool, Params
+from miniroom.tools.base import Params
+from miniroom.tools.fence import FileTool, refuse
 from miniroom.tools.paths import InsidePath, inside_path, open_inside, require_regular
 
 
@@ -18,13 +19,14 @@ class WriteParams(Params):
     content: str = Field(description="The whole new content")
 
 
-class WriteTool(BuiltinTool[WriteParams]):
+class WriteTool(FileTool[WriteParams]):
     name = "write"
     description = "Create or overwrite a file with content, creating parent folders. Prefer edit for changes."
     params_model = WriteParams
 
     async def run(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         target = inside_path(ctx.cwd, params.path)
+        refuse(self.fence.unwritable(target.path), target, params.path)
         data = params.content.encode("utf-8")
         await asyncio.to_thread(_write_bytes, target, data)
         return ToolResult.text(f"Wrote {len(data)} bytes to {target.shown}.", bytes=len(data))
