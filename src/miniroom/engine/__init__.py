@@ -54,12 +54,12 @@ from miniroom.engine.session import (
     PARENT_CALL_KEY,
     Session,
     SessionError,
-    directory_for_cwd,
 )
 from miniroom.engine.session_index import (
     SessionInfo,
     child_session_paths,
     child_sessions,
+    directory_for_cwd,
     find_session_path,
     latest_session_path,
     list_sessions,
