@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from miniroom.engine.session import Session, directory_for_cwd
+from miniroom.engine.session import Session
+from miniroom.engine.session_index import directory_for_cwd
 from miniroom.llm.messages import UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import MINIROOM, Workspace

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from miniroom.engine import events as ev
-from miniroom.engine.agent import ABORTED_TOOL_TEXT
 from miniroom.engine.session import Session
 from miniroom.engine.tool import ToolContext, ToolResult, TurnKey
+from miniroom.engine.tool_calls import ABORTED_TOOL_TEXT
 from miniroom.llm.errors import ErrorKind
 from miniroom.llm.messages import ToolCall, ToolResultMessage, ToolSpec, UserMessage
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider

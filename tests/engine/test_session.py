@@ -8,8 +8,13 @@ from typing import Any
 
 import pytest
 
-from miniroom.engine.session import INTERRUPTED_TOOL_TEXT, Session, SessionError, directory_for_cwd
-from miniroom.engine.session_index import find_session_path, latest_session_path, list_sessions
+from miniroom.engine.session import INTERRUPTED_TOOL_TEXT, Session, SessionError
+from miniroom.engine.session_index import (
+    directory_for_cwd,
+    find_session_path,
+    latest_session_path,
+    list_sessions,
+)
 from miniroom.llm.messages import (
     AssistantMessage,
     Message,

@@ -4,14 +4,7 @@ The layer's one public face: other layers import from here, never from its modul
 holds them to it); the modules themselves import one another directly.
 """
 
-from miniroom.engine.agent import (
-    ABORTED_TOOL_TEXT,
-    Agent,
-    AgentConfig,
-    BetweenBatches,
-    Sleep,
-    unanswered_calls,
-)
+from miniroom.engine.agent import Agent, AgentConfig, BetweenBatches
 from miniroom.engine.approvals import (
     NO_ONE,
     Answer,
@@ -54,19 +47,19 @@ from miniroom.engine.hooks import (
 )
 from miniroom.engine.inbox import Hold, TurnInbox
 from miniroom.engine.notices import retry_line
-from miniroom.engine.retry_policy import RetryPolicy
+from miniroom.engine.retry_policy import RetryPolicy, Sleep
 from miniroom.engine.session import (
     CUSTOM_ENTRY,
     INTERRUPTED_TOOL_TEXT,
     PARENT_CALL_KEY,
     Session,
     SessionError,
-    directory_for_cwd,
 )
 from miniroom.engine.session_index import (
     SessionInfo,
     child_session_paths,
     child_sessions,
+    directory_for_cwd,
     find_session_path,
     latest_session_path,
     list_sessions,
@@ -87,6 +80,7 @@ from miniroom.engine.tool import (
     UntimedTool,
     run_tool_call,
 )
+from miniroom.engine.tool_calls import ABORTED_TOOL_TEXT, unanswered_calls
 from miniroom.engine.usage_report import assistant_messages, tally_usage
 
 __all__ = [

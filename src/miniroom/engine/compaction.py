@@ -308,7 +308,18 @@ class Compactor:
             "\n\n".join(part for part in (done.message.text.strip(), file_activity(older).render()) if part),
             max(min(SUMMARY_MAX_TOKENS * 4, replaced_chars * 3 // 4), 400),
         )
-        tokens_before = self.tokens(messages, settings)
+        return self._recorded(reason, summary, cut, entries, self.tokens(messages, settings), settings)
+
+    def _recorded(
+        self,
+        reason: str,
+        summary: str,
+        cut: Cut,
+        entries: Sequence[Mapping[str, Any]],
+        tokens_before: int,
+        settings: RequestSettings,
+    ) -> Done:
+        """Append the compaction entry that puts `summary` before the entries from `cut` on."""
         first_kept = entries[cut.first_kept]["id"] if cut.first_kept < len(entries) else None
         kept_request = {} if cut.request is None else {"keptRequestId": entries[cut.request]["id"]}
         self.session.append(

@@ -12,6 +12,7 @@ from miniroom.llm import AssistantMessage, ProviderFailure, TextDelta, ThinkingD
 __all__ = [
     "AgentEvent",
     "Compacted",
+    "Emitter",
     "EventListener",
     "MessageCompleted",
     "RetryScheduled",
@@ -108,3 +109,17 @@ AgentEvent = (
     | Compacted
 )
 EventListener = Callable[[AgentEvent], None]
+
+
+class Emitter:
+    """Hands each event to every listener, in the order they subscribed; the loop knows nothing of them."""
+
+    def __init__(self) -> None:
+        self._listeners: list[EventListener] = []
+
+    def subscribe(self, listener: EventListener) -> None:
+        self._listeners.append(listener)
+
+    def emit(self, event: AgentEvent) -> None:
+        for listener in self._listeners:
+            listener(event)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from miniroom.llm import ErrorKind
@@ -13,6 +14,8 @@ MAX_RETRY_AFTER_SECONDS = 900.0
 # An outage of a provider shows otherwise (5xx, overloaded, timeouts) and keeps the full policy.
 REFUSED_MAX_ATTEMPTS = 3
 REFUSED_PAUSE_SECONDS = 5.0
+
+Sleep = Callable[[float], Awaitable[None]]  # waits that many seconds (the retry pause)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import uuid
 from collections.abc import Callable, Collection, Mapping
@@ -394,13 +393,3 @@ def subagent_parent(header: Mapping[str, Any]) -> str | None:
 def compaction_summary_message(summary: str) -> UserMessage:
     text = f"The conversation so far was compacted into this summary:\n<summary>\n{summary}\n</summary>"
     return UserMessage.of_text(text)
-
-
-def sessions_root(agent_dir: Path) -> Path:
-    return agent_dir / "agent-sessions"
-
-
-def directory_for_cwd(agent_dir: Path, cwd: Path) -> Path:
-    """Sessions are kept per working folder: `/home/me/app` -> `--home-me-app--`."""
-    safe = str(cwd.resolve()).strip(os.sep).replace(os.sep, "-").replace(":", "-")
-    return sessions_root(agent_dir) / f"--{safe}--"

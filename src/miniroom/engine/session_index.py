@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from miniroom.engine.session import (
-    Session,
-    SessionError,
-    directory_for_cwd,
-    sessions_root,
-    subagent_parent,
-)
+from miniroom.engine.session import Session, SessionError, subagent_parent
 from miniroom.llm import Usage, UserMessage
+
+
+def sessions_root(agent_dir: Path) -> Path:
+    return agent_dir / "agent-sessions"
+
+
+def directory_for_cwd(agent_dir: Path, cwd: Path) -> Path:
+    """Sessions are kept per working folder: `/home/me/app` -> `--home-me-app--`."""
+    safe = str(cwd.resolve()).strip(os.sep).replace(os.sep, "-").replace(":", "-")
+    return sessions_root(agent_dir) / f"--{safe}--"
 
 
 @dataclass(frozen=True)
