@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.engine.support import Clock
 from tests.runtime.support import Rooms, agent_entry, running_rooms
 
 HELPER = "@helper:miniroom.local"
@@ -49,7 +50,10 @@ async def test_each_retry_shows_as_a_line_above_the_text_and_in_the_turn_data(
     tmp_path: Path, provider: ScriptedProvider
 ) -> None:
     provider.script(Reply.error(429, "rate_limit_error", "slow down"), Reply(text="Recovered."))
-    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+    clock = Clock()
+    async with running_rooms(
+        tmp_path, provider, AGENTS, runtime_options={"retry_sleep": clock.sleep}
+    ) as rooms:
         rooms.write_retry_settings("retryIntervalSeconds: 1\nmaxAttempts: 3\n")
         rooms.post("hello")
         await rooms.settle()
@@ -69,6 +73,7 @@ async def test_each_retry_shows_as_a_line_above_the_text_and_in_the_turn_data(
     assert (first["body"], state_of(first)) == (line, {"state": "streaming", "retries": [retry]})
     assert final["body"] == f"{line}\n\nRecovered."
     assert final[TURN]["state"] == "done"
+    assert clock.waits == [1]
 
 
 async def test_words_of_an_attempt_cut_off_by_a_dropped_connection_give_way_to_the_retry(
@@ -76,7 +81,10 @@ async def test_words_of_an_attempt_cut_off_by_a_dropped_connection_give_way_to_t
 ) -> None:
     # message_start, ping, content_block_start, one text delta: then the connection drops.
     provider.script(Reply(text="Half a sent", drop_after_events=4), Reply(text="A whole answer."))
-    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+    clock = Clock()
+    async with running_rooms(
+        tmp_path, provider, AGENTS, runtime_options={"retry_sleep": clock.sleep}
+    ) as rooms:
         rooms.write_retry_settings("retryIntervalSeconds: 1\nmaxAttempts: 3\n")
         rooms.post("hello")
         await rooms.settle()
@@ -139,7 +147,10 @@ async def test_the_turn_lists_its_tool_calls_and_its_spend(
         Reply(tool_calls=[("ls", {"path": "."})], usage=(200, 10, 50, 0)),
         Reply(text="Empty.", usage=(300, 20, 0, 0)),
     )
-    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+    clock = Clock()
+    async with running_rooms(
+        tmp_path, provider, AGENTS, runtime_options={"retry_sleep": clock.sleep}
+    ) as rooms:
         rooms.write_retry_settings("retryIntervalSeconds: 1\nmaxAttempts: 3\n")
         rooms.post("what is here?")
         await rooms.settle()

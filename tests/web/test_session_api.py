@@ -14,6 +14,7 @@ from miniroom.server import create_app
 from miniroom.server.project import Project
 from miniroom.server.settings_files import ProjectFiles
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
+from tests.engine.support import Clock
 from tests.runtime.support import Rooms, agent_entry, running_rooms
 from tests.web.support import client
 
@@ -76,7 +77,10 @@ async def test_usage_totals_are_those_of_the_sessions_failed_attempts_included(
         Reply(text="First.", usage=(100, 10, 5, 1)),
         Reply(text="Second.", usage=(200, 20, 0, 0)),
     )
-    async with running_rooms(tmp_path, provider, {"helper": agent_entry("Helper")}) as rooms:
+    clock = Clock()
+    options = {"retry_sleep": clock.sleep}
+    agents = {"helper": agent_entry("Helper")}
+    async with running_rooms(tmp_path, provider, agents, runtime_options=options) as rooms:
         rooms.write_retry_settings("retryIntervalSeconds: 1\nmaxAttempts: 2\n")
         rooms.post("one")
         await rooms.settle()

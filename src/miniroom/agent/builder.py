@@ -174,7 +174,7 @@ def build_agent(
         max_tool_calls_per_turn=options.max_tool_calls_per_turn,
         command_line=offer,
     )
-    return Agent(config, session, client)
+    return Agent(config, session, client, sleep=options.retry_sleep)
 
 
 def _subagent_tools(

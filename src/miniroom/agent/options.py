@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from miniroom.agent.minimal import CliMode
 from miniroom.agent.profile import ProfileSettings
+from miniroom.engine import Sleep
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class AgentOptions:
     max_tool_calls_per_turn: int | None = None
     resume_calls: Collection[str] = ()  # calls left without a result, for `Agent.resume_calls`
     profile_defaults: ProfileSettings | None = None  # what a setting no file sets is (serve: a sandbox)
+    retry_sleep: Sleep = asyncio.sleep  # the pause before a retry (tests: one that returns at once)
 
     def settings_dir(self, cwd: Path) -> Path:
         return cwd if self.project_dir is None else self.project_dir

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from miniroom.agent import (
     shell_problems,
 )
 from miniroom.config.config_yaml import AgentEntry, RoomsConfig
-from miniroom.engine import Agent, directory_for_cwd
+from miniroom.engine import Agent, Sleep, directory_for_cwd
 from miniroom.llm import ModelConfigError, agent_dir_from_env, resolve_model
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
@@ -155,6 +156,7 @@ class AgentFactory(ReadsLiveConfig):
     ) -> None:
         self.read_config(config)
         self.data_dir, self.env, self.project_dir = data_dir, env, project_dir
+        self.retry_sleep: Sleep = asyncio.sleep  # the agents' pause before a retry
 
     def model_choice(self, agent: str) -> ModelChoice:
         alias = self.config.agents[agent].model or self.config.defaults.model
@@ -233,5 +235,6 @@ class AgentFactory(ReadsLiveConfig):
                 max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
                 profile_defaults=SERVE_DEFAULTS,
                 resume_calls=resume_calls,
+                retry_sleep=self.retry_sleep,
             ),
         )

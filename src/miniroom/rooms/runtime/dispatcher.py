@@ -59,6 +59,7 @@ class RoomRuntime(ReadsLiveConfig):
         edit_interval: float = DEFAULT_EDIT_INTERVAL,
         judgment: Judgment | None = None,
         debounce_sleep: Sleep = asyncio.sleep,
+        retry_sleep: Sleep = asyncio.sleep,
         cli: CliAccess | None = None,
         hosted: Collection[str] | None = None,
         metrics: RoomMetrics | None = None,
@@ -67,10 +68,10 @@ class RoomRuntime(ReadsLiveConfig):
         folder of config.yaml, whose `.miniroom/` holds every agent's settings and the `.env` with
         TYPESAFE_API_KEY (default: the data folder's parent, where `miniroom_data/` usually sits beside
         config.yaml); `judgment` decides for agents asked to judge a message (default: each agent's
-        participation settings); `debounce_sleep` is the participation debounce's clock; `cli` gives the
-        agents' shells `miniroom-agent` (default: none, and no minimal mode); `hosted`: the agents and
-        teams this instance answers as, when others share the homeserver (default: every one); `metrics`
-        counts the work for `GET /metrics`."""
+        participation settings); `debounce_sleep` is the participation debounce's clock, `retry_sleep` the
+        agents' pause before a retry; `cli` gives the agents' shells `miniroom-agent` (default: none, and
+        no minimal mode); `hosted`: the agents and teams this instance answers as, when others share the
+        homeserver (default: every one); `metrics` counts the work for `GET /metrics`."""
         self.read_config(config)
         self.transport, self.data_dir = transport, data_dir
         env = os.environ if env is None else env
@@ -79,6 +80,7 @@ class RoomRuntime(ReadsLiveConfig):
         self.ledger = TurnLedger(tracking)
         self.facts = RoomFacts(self.live, transport, ThreadModeStore(tracking), hosted)
         self.factory = factory = AgentFactory(self.live, data_dir, env, project_dir)
+        factory.retry_sleep = retry_sleep
         slots = JudgmentSlots()  # every judgment of the process, the router's included
         self.metrics = metrics = metrics or RoomMetrics()
         judges = self.judges = Judges(self.live, judge_env(env, project_dir), slots, metrics)
