@@ -4,7 +4,9 @@ command creates of them is gone when it returns, the result says so, and nothing
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,3 +184,35 @@ def test_off_leaves_what_a_command_creates(project: Project) -> None:
     outcome = project.run("mkdir .miniroom && touch .miniroom/hooks.yml", "off")
     assert (project.path / ".miniroom" / "hooks.yml").exists()
     assert "miniroom removed" not in outcome.report()
+
+
+# A bwrap whose sandbox outlives it, as a killed one's does until --die-with-parent reaches it: it starts the
+# real one in the background without that option, and returns at once.
+DETACHING_BWRAP = """#!/bin/sh
+for argument; do shift; [ "$argument" = --die-with-parent ] || set -- "$@" "$argument"; done
+setsid {bwrap} "$@" >/dev/null 2>&1 &
+"""
+
+
+def test_the_removal_waits_for_the_sandbox_to_end_not_for_bwrap(
+    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from miniroom.tools import sandbox
+
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text(DETACHING_BWRAP.format(bwrap=shutil.which("bwrap")))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    sandbox._bwrap_problem.cache_clear()
+    loop = "while true; do mkdir -p .miniroom && touch .miniroom/hooks.yml; sleep 0.01; done"
+    try:
+        outcome = project.run(f"{loop} # detached")
+    finally:
+        sandbox._bwrap_problem.cache_clear()
+        left = subprocess.run(["pgrep", "-f", "# detached"], capture_output=True, text=True, check=False)
+        for pid in left.stdout.split():
+            os.kill(int(pid), signal.SIGKILL)
+    assert outcome.exit_code == 0, outcome.report()
+    assert left.stdout == "", "the sandbox's loop outlived the command"
+    assert project.absent(".miniroom")

@@ -58,11 +58,12 @@ class Sandbox:
     def with_socket(self, outside: Path, inside: str) -> Sandbox:
         return replace(self, sockets=(*self.sockets, (outside, inside)))
 
-    def wrap(self, argv: Sequence[str], bwrap: str = "bwrap") -> list[str]:
-        """`argv` run inside bwrap; `off` leaves it as it is."""
+    def wrap(self, argv: Sequence[str], bwrap: str = "bwrap", info_fd: int | None = None) -> list[str]:
+        """`argv` run inside bwrap (which reports its first process on `info_fd`); `off` leaves it as is."""
         if self.mode == "off":
             return list(argv)
-        return [bwrap, *self.arguments(), "--", *argv]
+        info = [] if info_fd is None else ["--info-fd", str(info_fd)]
+        return [bwrap, *info, *self.arguments(), "--", *argv]
 
     def arguments(self) -> list[str]:
         project = self.project.resolve()
