@@ -130,7 +130,7 @@ def test_a_command_that_creates_nothing_protected_says_nothing_of_it(project: Pr
 def test_a_background_job_cannot_create_one_after_the_command_returns(project: Project, ending: str) -> None:
     # The job waits for `go`, which the test writes only once the command has returned (or timed out).
     job = "until [ -e go ]; do sleep 0.01; done; mkdir -p .miniroom; echo evil > .miniroom/hooks.yml"
-    outcome = project.run(f"mkdir .miniroom; ({job}) >/dev/null 2>&1 & {ending}", timeout=2)
+    outcome = project.run(f"mkdir .miniroom; ({job}) >/dev/null 2>&1 & {ending}", timeout=1)
     assert "miniroom removed .miniroom/" in outcome.report(), outcome.report()
     found = subprocess.run(["pgrep", "-f", "until \\[ -e go \\]"], capture_output=True, check=False)
     assert found.stdout == b"", "the background job outlived its sandbox"
@@ -216,3 +216,26 @@ def test_the_removal_waits_for_the_sandbox_to_end_not_for_bwrap(
     assert outcome.exit_code == 0, outcome.report()
     assert left.stdout == "", "the sandbox's loop outlived the command"
     assert project.absent(".miniroom")
+
+
+DEEP = """
+import os
+os.mkdir(".miniroom")
+os.chdir(".miniroom")
+for _ in range(300):
+    os.mkdir("d")
+    os.chdir("d")
+open("hooks.yml", "w").close()
+"""
+
+
+def test_a_tree_too_deep_to_remove_is_renamed_out_of_the_way(project: Project) -> None:
+    (project.path / "deep.py").write_text(DEEP)
+    outcome = project.run("python3 deep.py")
+    renamed = [path.name for path in project.path.glob(".miniroom.removed-*")]
+    assert project.absent(".miniroom")
+    assert len(renamed) == 1, renamed
+    assert (
+        f"miniroom could not remove .miniroom/ (folders nested more than 200 deep), and renamed "
+        f"it {renamed[0]}, {SETTINGS}"
+    ) in outcome.report()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import fnmatch
 import functools
 import os
@@ -127,6 +128,7 @@ class Sandbox:
         return args
 
 
+MAX_REMOVED_DEPTH = 200  # a deeper tree is renamed out of the way instead: each level holds a descriptor
 # A protected path that does not exist cannot be kept read-only the way an existing one is: a bind mount
 # needs a mount point, which bwrap would create on the real disk (an empty CLAUDE.md, a `.git/hooks` folder),
 # left there if miniroom dies; bwrap 0.8 has no overlay, and a read-only parent would make the project
@@ -204,18 +206,20 @@ def _remove_new(project: Path, path: Path) -> Removed | None:
         try:
             _remove_entry(parent, name, folder)
             return Removed(relative.as_posix(), folder)
-        except (OSError, RecursionError) as error:  # a tree too deep, or an odd file system
-            return _put_aside(parent, relative, folder, str(error))
+        except OSError as error:  # a tree too deep, or an odd file system
+            return _put_aside(parent, relative, folder, error.strerror or str(error))
     except FileNotFoundError:
         return None
     finally:
         os.close(parent)
 
 
-def _remove_entry(parent: int, name: str, folder: bool) -> None:
+def _remove_entry(parent: int, name: str, folder: bool, depth: int = 0) -> None:
     if not folder:
         os.unlink(name, dir_fd=parent)
         return
+    if depth > MAX_REMOVED_DEPTH:
+        raise OSError(errno.EMLINK, f"folders nested more than {MAX_REMOVED_DEPTH} deep")
     # Opened without following a link, made writable (a command may have left it read-only), then emptied.
     handle = open_beneath(parent, name, FOLDER_FLAGS)
     try:
@@ -227,7 +231,7 @@ def _remove_entry(parent: int, name: str, folder: bool) -> None:
     try:
         with os.scandir(contents) as entries:
             for entry in list(entries):
-                _remove_entry(contents, entry.name, entry.is_dir(follow_symlinks=False))
+                _remove_entry(contents, entry.name, entry.is_dir(follow_symlinks=False), depth + 1)
     finally:
         os.close(contents)
     os.rmdir(name, dir_fd=parent)

@@ -141,8 +141,9 @@ class ShellCommand:
             capture.discard()
             raise
         finally:
-            # process.run returns once the sandbox is gone: nothing of the command can make them again.
-            removed = watch.end() if watch is not None else []
+            # process.run returns once the sandbox is gone: nothing of the command can make them again. A
+            # thread, as a command may leave a large tree to remove.
+            removed = await asyncio.to_thread(watch.end) if watch is not None else []
         outcome = capture.finish()
         lines = removal_lines(removed)
         return CommandOutcome(
