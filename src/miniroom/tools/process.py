@@ -27,6 +27,7 @@ from miniroom.tools.reaper import process_reaper
 from miniroom.tools.reaper_main import group_exists
 from miniroom.tools.relay import INSIDE_PATH, Relay, open_relay
 from miniroom.tools.sandbox import Sandbox, SandboxUnavailable, sandbox_problem
+from miniroom.tools.sandbox_end import SandboxEnd
 
 # The child waits for "go" on stdin before anything runs, so the reaper knows its group first: a kill -9 of
 # miniroom a moment after the start cannot leave it running unwatched (the gate then reads end-of-file and
@@ -200,9 +201,12 @@ async def kill_tree(pgid: int, exited: asyncio.Future[None] | None = None) -> No
         await asyncio.wait({exited}, timeout=KILL_GRACE_SECONDS)
 
 
-async def prepare(spec: ChildSpec) -> tuple[list[str], dict[str, str], Relay | None]:
-    """The gated (and, where asked, sandboxed) argv and the environment of `spec`, and the relay to close
-    after the child ends. Raises SandboxUnavailable rather than run unsandboxed what was to be sandboxed."""
+async def prepare(
+    spec: ChildSpec, info_fd: int | None = None
+) -> tuple[list[str], dict[str, str], Relay | None]:
+    """The gated (and, where asked, sandboxed, bwrap reporting on `info_fd`) argv and the environment of
+    `spec`, and the relay to close after the child ends. Raises SandboxUnavailable rather than run
+    unsandboxed what was to be sandboxed."""
     make_non_dumpable()  # before any child exists: none may read miniroom's /proc/<pid>/environ
     gate = GATE_ARGV if spec.stdin is None else STDIN_GATE_ARGV
     env = dict(spec.env)
@@ -218,7 +222,7 @@ async def prepare(spec: ChildSpec) -> tuple[list[str], dict[str, str], Relay | N
     if relay is not None:
         sandbox = sandbox.with_socket(relay.path, INSIDE_PATH)
         env[GRANT_SOCKET_VARIABLE] = INSIDE_PATH
-    return [*gate, *sandbox.wrap(spec.argv)], env, relay
+    return [*gate, *sandbox.wrap(spec.argv, info_fd=info_fd)], env, relay
 
 
 async def _relay(sandbox: Sandbox, env: Mapping[str, str]) -> Relay | None:
@@ -236,8 +240,14 @@ async def _relay(sandbox: Sandbox, env: Mapping[str, str]) -> Relay | None:
 class Child:
     """A started child: wait for it, stop it (its whole tree), and close it, which the caller must."""
 
-    def __init__(self, transport: asyncio.SubprocessTransport, protocol: _Protocol, relay: Relay | None):
-        self.transport, self.protocol, self.relay = transport, protocol, relay
+    def __init__(
+        self,
+        transport: asyncio.SubprocessTransport,
+        protocol: _Protocol,
+        relay: Relay | None,
+        end: SandboxEnd | None = None,
+    ):
+        self.transport, self.protocol, self.relay, self.end = transport, protocol, relay, end
         self.pgid = transport.get_pid()  # its own session: the group id is the child's pid
 
     async def wait(self, seconds: float | None, stop: asyncio.Future[None] | None = None) -> bool:
@@ -253,6 +263,14 @@ class Child:
     async def stop(self) -> None:
         await kill_tree(self.pgid, self.protocol.exited)
 
+    async def finish(self) -> None:
+        """Close the child once its sandbox, if any, has ended whole (bwrap may end before its jobs do)."""
+        try:
+            if self.end is not None:
+                await self.end.ended(KILL_GRACE_SECONDS)
+        finally:
+            self.close()
+
     @property
     def exit_code(self) -> int | None:
         return self.transport.get_returncode()
@@ -262,6 +280,8 @@ class Child:
         release_if_done(self.pgid)
         if self.relay is not None:
             self.relay.close()
+        if self.end is not None:
+            self.end.close()
 
 
 async def start(spec: ChildSpec, feed: Feed) -> Child:
@@ -281,12 +301,18 @@ async def start(spec: ChildSpec, feed: Feed) -> Child:
             try:
                 await child.stop()
             finally:
-                child.close()
+                await child.finish()
         raise
 
 
 async def _spawn(spec: ChildSpec, feed: Feed) -> Child:
-    argv, env, relay = await prepare(spec)
+    end = SandboxEnd() if spec.sandbox is not None and spec.sandbox.mode != "off" else None
+    try:
+        argv, env, relay = await prepare(spec, None if end is None else end.write_fd)
+    except BaseException:
+        if end is not None:
+            end.close()
+        raise
     try:
         transport, protocol = await asyncio.get_running_loop().subprocess_exec(
             lambda: _Protocol(feed, spec.merge_stderr),
@@ -297,12 +323,17 @@ async def _spawn(spec: ChildSpec, feed: Feed) -> Child:
             cwd=spec.cwd,
             env=env,
             start_new_session=True,
+            pass_fds=() if end is None else (end.write_fd,),
         )
     except (OSError, ValueError) as error:  # ValueError: a NUL in an argument or the environment
         if relay is not None:
             relay.close()
+        if end is not None:
+            end.close()
         raise StartFailure(spec.argv[0], str(getattr(error, "strerror", None) or error)) from None
-    child = Child(transport, protocol, relay)
+    if end is not None:
+        end.started()
+    child = Child(transport, protocol, relay, end)
     process_reaper().watch(child.pgid)
     if spec.on_group is not None:
         spec.on_group(child.pgid)
@@ -344,7 +375,7 @@ async def run(
         await child.stop()
         raise
     finally:
-        child.close()
+        await child.finish()
     if exited:
         return Finished(child.exit_code, *kept.output(), overflowed=kept.overflowed)
     cut = full is not None and full.done()

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fnmatch
 import functools
 import os
+import secrets
 import shutil
+import stat
 import subprocess
 import sys
+import threading
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from miniroom.config.paths import SETTINGS_FOLDER
+from miniroom.tools.beneath import FOLDER_FLAGS, open_beneath
 
 SandboxMode = Literal["off", "workspace", "read-only"]
 # Inside the project, what a command must not change: a hook or an instruction planted there runs later,
@@ -52,11 +59,12 @@ class Sandbox:
     def with_socket(self, outside: Path, inside: str) -> Sandbox:
         return replace(self, sockets=(*self.sockets, (outside, inside)))
 
-    def wrap(self, argv: Sequence[str], bwrap: str = "bwrap") -> list[str]:
-        """`argv` run inside bwrap; `off` leaves it as it is."""
+    def wrap(self, argv: Sequence[str], bwrap: str = "bwrap", info_fd: int | None = None) -> list[str]:
+        """`argv` run inside bwrap (which reports its first process on `info_fd`); `off` leaves it as is."""
         if self.mode == "off":
             return list(argv)
-        return [bwrap, *self.arguments(), "--", *argv]
+        info = [] if info_fd is None else ["--info-fd", str(info_fd)]
+        return [bwrap, *info, *self.arguments(), "--", *argv]
 
     def arguments(self) -> list[str]:
         project = self.project.resolve()
@@ -76,6 +84,11 @@ class Sandbox:
             args += ["--ro-bind", str(folder), str(folder)]
         kind = "--bind" if self.mode == "workspace" else "--ro-bind"
         args += [kind, str(project), str(project)]
+        git = project / ".git"
+        if self.mode == "workspace" and git.is_dir() and not git.is_symlink():
+            # A mount point cannot be renamed: bound onto itself, `.git` cannot be moved aside for a new one
+            # whose hooks and config are not bound read-only.
+            args += ["--bind", str(git), str(git)]
         for folder in self.hidden_in_project():
             args += ["--tmpfs", str(folder)]
         args += self._protected(project)
@@ -94,6 +107,12 @@ class Sandbox:
         hidden = _resolved(self.hidden)
         return [folder for folder in hidden if folder.is_relative_to(project) and folder != project]
 
+    def watch_absent(self) -> AbsentWatch:
+        """The protected paths that do not exist as a `workspace` command starts, watched until its `end`."""
+        if self.mode != "workspace":
+            return AbsentWatch(self.project, ())
+        return AbsentWatch.start(self.project.resolve())
+
     def _protected(self, project: Path) -> list[str]:
         """What stays read-only in a writable project, and the `.env` files nobody reads."""
         args = []
@@ -102,12 +121,130 @@ class Sandbox:
                 if path.exists() or path.is_symlink():
                     # A symlink is bound as its target would be: keep it read-only where it points.
                     args += ["--ro-bind", str(path), str(path)]
-            hooks = project / ".git" / "hooks"
-            if hooks.parent.is_dir() and not hooks.parent.is_symlink() and not hooks.exists():
-                args += ["--tmpfs", str(hooks), "--remount-ro", str(hooks)]  # an empty one: none to plant
+            # One that does not exist is not bound: bwrap would create it on the real disk as a mount point.
+            # `watch_absent` removes it after the command instead.
         for secret in _env_files(project):
             args += ["--ro-bind", "/dev/null", str(secret)]
         return args
+
+
+MAX_REMOVED_DEPTH = 200  # a deeper tree is renamed out of the way instead: each level holds a descriptor
+# A protected path that does not exist cannot be kept read-only the way an existing one is: a bind mount
+# needs a mount point, which bwrap would create on the real disk (an empty CLAUDE.md, a `.git/hooks` folder),
+# left there if miniroom dies; bwrap 0.8 has no overlay, and a read-only parent would make the project
+# read-only. So the command may create it, and once every process of its sandbox is gone (a PID namespace of
+# its own: its background jobs die with it), miniroom removes it. No command in `workspace` makes one
+# legitimately, so removal is always right; what existed before the command is never touched.
+# Commands run side by side (parallel_bash): a path one of them watches stays watched by every command
+# started before it ends, so one that appeared in another's sandbox is never taken for the people's.
+_watched: Counter[Path] = Counter()
+_watch_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Removed:
+    """A protected path that appeared while a command ran, and what became of it."""
+
+    relative: str  # in the project, as `.git/hooks`
+    folder: bool
+    problem: str = ""  # why it could not be removed; then it was renamed to `aside` (or left, if that failed)
+    aside: str = ""
+
+
+@dataclass(frozen=True)
+class AbsentWatch:
+    """The protected paths absent when a command started; `end` removes those that have appeared since."""
+
+    project: Path
+    paths: tuple[Path, ...]
+
+    @classmethod
+    def start(cls, project: Path) -> AbsentWatch:
+        with _watch_lock:
+            absent = {path for path in read_only_paths(project) if not os.path.lexists(path)}
+            absent.update(path for path in _watched if _protected_part(project, path))
+            _watched.update(absent)
+        return cls(project, tuple(sorted(absent)))
+
+    def end(self) -> list[Removed]:
+        """Remove each watched path that exists now, following no link: call it once the command's whole
+        sandbox is gone. What was removed, in path order (a folder before what was in it)."""
+        if not self.paths:
+            return []
+        with _watch_lock:
+            _watched.subtract(self.paths)
+            for path in self.paths:
+                if _watched[path] <= 0:
+                    del _watched[path]
+            found = (_remove_new(self.project, path) for path in self.paths)
+            return [removed for removed in found if removed is not None]
+
+
+def _protected_part(project: Path, path: Path) -> bool:
+    """Whether `path` lies in one of `project`'s protected names or its `.git`."""
+    parts = path.relative_to(project).parts if path.is_relative_to(project) else ()
+    return bool(parts) and parts[0] in (*PROTECTED_NAMES, ".git")
+
+
+def _remove_new(project: Path, path: Path) -> Removed | None:
+    """Remove `path` (a file, a link or a folder with all it holds) when it exists; None when it does not,
+    or when a folder on the way to it is a link or gone (then nothing of it lies in the project)."""
+    relative = path.relative_to(project)
+    try:
+        top = os.open(project, FOLDER_FLAGS)
+    except OSError:
+        return None
+    try:
+        parent = open_beneath(top, str(relative.parent), FOLDER_FLAGS)
+    except OSError:
+        return None
+    finally:
+        os.close(top)
+    name = relative.name
+    try:
+        folder = stat.S_ISDIR(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+        try:
+            _remove_entry(parent, name, folder)
+            return Removed(relative.as_posix(), folder)
+        except OSError as error:  # a tree too deep, or an odd file system
+            return _put_aside(parent, relative, folder, error.strerror or str(error))
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(parent)
+
+
+def _remove_entry(parent: int, name: str, folder: bool, depth: int = 0) -> None:
+    if not folder:
+        os.unlink(name, dir_fd=parent)
+        return
+    if depth > MAX_REMOVED_DEPTH:
+        raise OSError(errno.EMLINK, f"folders nested more than {MAX_REMOVED_DEPTH} deep")
+    # Opened without following a link, made writable (a command may have left it read-only), then emptied.
+    handle = open_beneath(parent, name, FOLDER_FLAGS)
+    try:
+        with contextlib.suppress(OSError):
+            os.chmod(f"/proc/self/fd/{handle}", 0o700)
+        contents = os.open(".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=handle)
+    finally:
+        os.close(handle)
+    try:
+        with os.scandir(contents) as entries:
+            for entry in list(entries):
+                _remove_entry(contents, entry.name, entry.is_dir(follow_symlinks=False), depth + 1)
+    finally:
+        os.close(contents)
+    os.rmdir(name, dir_fd=parent)
+
+
+def _put_aside(parent: int, relative: Path, folder: bool, problem: str) -> Removed:
+    """What could not be removed renamed to an unprotected name, so nothing reads or runs it."""
+    aside = relative.with_name(f"{relative.name}.removed-{secrets.token_hex(4)}")
+    try:
+        os.rename(relative.name, aside.name, src_dir_fd=parent, dst_dir_fd=parent)
+    except OSError as error:
+        return Removed(relative.as_posix(), folder, f"{problem}; renaming it failed too: {error}")
+    return Removed(relative.as_posix(), folder, problem, aside.as_posix())
 
 
 def read_only_paths(project: Path) -> list[Path]:

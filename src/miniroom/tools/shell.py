@@ -16,11 +16,14 @@ from miniroom.engine import ToolContext, ToolError
 from miniroom.llm import UserContent
 from miniroom.tools import process
 from miniroom.tools.capture import CapturedOutput, OutputCapture
+from miniroom.tools.fence import GIT_WHY, SETTINGS_WHY
 from miniroom.tools.grant import Grant
 from miniroom.tools.output import MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
 from miniroom.tools.output_folder import OutputFolder
 from miniroom.tools.process import ChildSpec, StartFailure, child_environment, seconds_text, shell_argv
-from miniroom.tools.sandbox import Sandbox, SandboxUnavailable
+from miniroom.tools.sandbox import Removed, Sandbox, SandboxUnavailable
+
+SETTING = "profile setting sandbox: workspace"
 
 
 def _require_command(value: str) -> str:
@@ -68,6 +71,7 @@ class CommandOutcome:
     exit_code: int | None  # None when the command was killed for running too long
     timed_out: bool
     timeout: float
+    removed: tuple[str, ...] = ()  # what miniroom removed after it, one line each (see `removal_lines`)
 
     @property
     def failed(self) -> bool:
@@ -85,6 +89,7 @@ class CommandOutcome:
         parts = [
             self.output.text or "(no output)",
             self.output.notice,
+            "\n".join(self.removed),
             self.status_line(show_success=show_success),
         ]
         return "\n\n".join(part for part in parts if part)
@@ -125,6 +130,7 @@ class ShellCommand:
             sandbox=self.sandbox,
             on_group=self.on_group,
         )
+        watch = self.sandbox.watch_absent() if self.sandbox is not None else None
         try:
             finished = await process.run(spec, self.timeout, lambda _fd, data: capture.feed(data))
         except SandboxUnavailable as problem:  # never run unsandboxed what the profile asked to sandbox
@@ -134,8 +140,29 @@ class ShellCommand:
         except asyncio.CancelledError:
             capture.discard()
             raise
+        finally:
+            # process.run returns once the sandbox is gone: nothing of the command can make them again. A
+            # thread, as a command may leave a large tree to remove.
+            removed = await asyncio.to_thread(watch.end) if watch is not None else []
         outcome = capture.finish()
-        return CommandOutcome(self.command, outcome, finished.exit_code, finished.timed_out, self.timeout)
+        lines = removal_lines(removed)
+        return CommandOutcome(
+            self.command, outcome, finished.exit_code, finished.timed_out, self.timeout, lines
+        )
+
+
+def removal_lines(removed: list[Removed]) -> tuple[str, ...]:
+    """One line for the model per protected path removed after a command, saying why."""
+    lines = []
+    for item in removed:
+        name = item.relative + ("/" if item.folder else "")
+        why = GIT_WHY if item.relative.split("/")[0] == ".git" else SETTINGS_WHY
+        done = f"removed {name}"
+        if item.problem:
+            aside = f"renamed it {item.aside}" if item.aside else "left it"
+            done = f"could not remove {name} ({item.problem}), and {aside}"
+        lines.append(f"miniroom {done}, which appeared while this command ran: {why} ({SETTING}).")
+    return tuple(lines)
 
 
 async def run_granted(shell: ShellCommand, grant: Grant | None) -> tuple[CommandOutcome, list[UserContent]]:
