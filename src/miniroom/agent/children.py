@@ -17,8 +17,14 @@ from miniroom.agent.assembly import (
     standard_tools,
     tool_filter,
 )
-from miniroom.agent.external import ExternalSettings, turn_hooks
-from miniroom.agent.minimal import DEFAULT_IDENTITY, CliMode, require_shell, shell_problems
+from miniroom.agent.external import ExternalSettings, ask_rules, turn_hooks
+from miniroom.agent.minimal import (
+    DEFAULT_IDENTITY,
+    CliMode,
+    approval_problems,
+    require_shell,
+    shell_problems,
+)
 from miniroom.agent.modes import PromptFacts, prompt_and_tools
 from miniroom.agent.options import AgentOptions
 from miniroom.agent.profile import (
@@ -91,7 +97,8 @@ class ChildBuilder:
             self._check_name(profile)
         if minimal:
             settings = self._resolved(profile).settings
-            require_shell(shell_problems(settings, self.options.tool_allowlist, "the tool list"))
+            problems = shell_problems(settings, self.options.tool_allowlist, "the tool list")
+            require_shell(problems + approval_problems(ask_rules(self.root.external)))
 
     def _check_name(self, profile: str) -> None:
         names = profile_names(self.settings_dir)
@@ -139,8 +146,11 @@ class ChildBuilder:
             SUBAGENT_PROMPT,
             self.options.tool_allowlist,
             sandbox,
+            ask_rules(self.root.external),
         )
-        command_line = CliMode(minimal=True, identity=MINIMAL_IDENTITY) if spec.minimal else None
+        command_line = (
+            CliMode(minimal=True, identity=MINIMAL_IDENTITY, can_ask=False) if spec.minimal else None
+        )
         prompt, sent, offer = prompt_and_tools(parts, tools, command_line)
         config = agent_config(self.model, prompt, sent, self.cwd, settings, thinking, session, retry)
         config.command_line = offer
