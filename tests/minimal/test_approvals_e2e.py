@@ -130,3 +130,25 @@ def test_a_minimal_subagent_whose_bash_waits_for_approval_is_refused(
     assert end["is_error"]
     assert 'the ask rule "bash(rm *)" (.miniroom/hooks.yml:1) makes them wait' in end["output"]
     assert not [r for r in provider.requests if "CHILD-M" in json.dumps(r.body["messages"][0])]
+
+
+def test_after_the_response_waited_for_an_approval_no_minimal_subagent_starts(
+    project: Workspace, provider: ScriptedProvider
+) -> None:
+    hooks(project, "ask: ['write(asked.txt)']\n")
+    task = {"description": "look", "prompt": "CHILD-M look around", "minimal": True}
+    provider.script(
+        Reply(tool_calls=[("write", {"path": "asked.txt", "content": "x"})]),
+        Reply(tool_calls=[("agent", task)]),
+        Reply(text="all done"),
+    )
+    chat = ChatProcess(project)
+    chat.expect("/help for help")
+    chat.send("go")
+    chat.expect("Run it? [y/N")
+    chat.send("y")
+    chat.expect("all done")
+    assert chat.close() == 0
+    refused = tool_output(provider.requests[2].body)
+    assert "minimal needs miniroom-agent, which this response no longer offers" in refused
+    assert not [r for r in provider.requests if "CHILD-M" in json.dumps(r.body["messages"][0])]

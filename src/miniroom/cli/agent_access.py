@@ -68,6 +68,10 @@ class LocalGrant:
                 self._opened.withdraw(self._withdrawn)
         return await self._opened.open_command()
 
+    @property
+    def withdrawn(self) -> str | None:
+        return self._withdrawn
+
     def withdraw(self, reason: str) -> None:
         self._withdrawn = reason
         if self._opened is not None:

@@ -77,6 +77,10 @@ class ServiceGrant:
         self.service.commands[ticket.ticket_id] = command
         return command
 
+    @property
+    def withdrawn(self) -> str | None:
+        return self.response.withdrawn
+
     def withdraw(self, reason: str) -> None:
         self.response.withdrawn = reason
 
