@@ -179,9 +179,8 @@ def test_an_empty_system_prompt_means_the_builtin_one(
 ENV_VALUES = [
     ("MINI_PROFILE_LOAD_CLAUDE_MD", "false", "load_claude_md", False),
     ("MINI_PROFILE_LOAD_CLAUDE_MD", "TRUE", "load_claude_md", True),
-    ("MINI_PROFILE_LOAD_AGENTS_MD", "0", "load_agents_md", False),
-    ("MINI_PROFILE_LOAD_AGENTS_MD", "No", "load_agents_md", False),
-    ("MINI_PROFILE_LOAD_AGENTS_MD", "yes", "load_agents_md", True),
+    ("MINI_PROFILE_LOAD_AGENTS_MD", " False ", "load_agents_md", False),
+    ("MINI_PROFILE_SANDBOX_NETWORK", "true", "sandbox_network", True),
     ("MINI_PROFILE_ENABLED_TOOLS", "read, grep ,ls", "enabled_tools", ("read", "grep", "ls")),
     ("MINI_PROFILE_DISABLED_TOOLS", "bash", "disabled_tools", ("bash",)),
     ("MINI_PROFILE_TOOL_CALL_TIMEOUT", " 120 ", "tool_call_timeout", 120),
@@ -415,6 +414,9 @@ def test_a_nonexistent_profile_is_refused_not_widened_to_the_defaults(
 
 ENV_ERRORS = [
     ("MINI_PROFILE_LOAD_CLAUDE_MD", "maybe", 'must be true or false, got "maybe"'),
+    ("MINI_PROFILE_LOAD_CLAUDE_MD", "yes", 'must be true or false, got "yes"'),
+    ("MINI_PROFILE_LOAD_AGENTS_MD", "0", 'must be true or false, got "0"'),
+    ("MINI_PROFILE_SANDBOX_NETWORK", "on", 'must be true or false, got "on"'),
     ("MINI_PROFILE_TOOL_CALL_TIMEOUT", "abc", 'must be a whole number above zero, got "abc"'),
     ("MINI_PROFILE_TOOL_CALL_TIMEOUT", "0", "must be a whole number above zero, got 0"),
     ("MINI_PROFILE_MAX_OUTPUT_TOKENS", "-5", "must be a whole number above zero, got -5"),

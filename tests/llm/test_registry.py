@@ -78,7 +78,7 @@ def test_templates(
 def test_nothing_set_gives_the_default_model(tmp_path: Path) -> None:
     model, thinking = resolve_model(None, {"DEEPSEEK_API_KEY": SECRET}, tmp_path)
     assert (model.ref, model.api, thinking) == ("deepseek/deepseek-v4-flash", "openai-completions", None)
-    assert (model.context_window, model.max_tokens, model.reasoning) == (1_048_576, 393_216, True)
+    assert (model.context_window, model.max_tokens, model.reasoning) == (1_048_576, 384_000, True)
     assert (model.cost.input, model.cost.output, model.cost.cache_read) == (0.14, 0.28, 0.0028)
 
 

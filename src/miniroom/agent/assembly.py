@@ -6,6 +6,7 @@ import logging
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from miniroom.agent.context_files import ContextFile, load_context_files, render_context
 from miniroom.agent.profile import (
@@ -33,11 +34,16 @@ from miniroom.web import WebCatalogues, web_tools
 
 log = logging.getLogger(__name__)
 
+OPENCODE_HOST = "opencode.ai"  # requests to it, or to an `opencode*` provider, carry X-Opencode-Session
+
 
 def session_header_name(model: Model, settings: ProfileSettings) -> str:
     if settings.session_header:
         return settings.session_header
-    is_opencode = model.provider.startswith("opencode") or "opencode.ai" in model.base_url
+    host = (urlsplit(model.base_url).hostname or "").rstrip(".")  # lower-cased by urlsplit
+    is_opencode = (
+        model.provider.startswith("opencode") or host == OPENCODE_HOST or host.endswith("." + OPENCODE_HOST)
+    )
     return "X-Opencode-Session" if is_opencode else "X-Agent-Session"
 
 

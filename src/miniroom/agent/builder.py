@@ -19,7 +19,13 @@ from miniroom.agent.assembly import (
     tool_filter,
 )
 from miniroom.agent.children import ChildBuilder, Inherited
-from miniroom.agent.external import ExternalSettings, load_external, mcp_servers, turn_hooks
+from miniroom.agent.external import (
+    ExternalSettings,
+    ask_rules,
+    load_external,
+    mcp_servers,
+    turn_hooks,
+)
 from miniroom.agent.modes import PromptFacts, prompt_and_tools, server_sources
 from miniroom.agent.options import NO_OPTIONS, AgentOptions
 from miniroom.agent.profile import (
@@ -158,7 +164,15 @@ def build_agent(
     tools = standard_tools(skills, enabled, settings_dir, variables, env, web, sandbox)
     tools += _subagent_tools(children, session, agent_dir, settings, interrupted)
     facts = PromptFacts(
-        cwd, agent_dir, settings, skills, enabled, options.extra_prompt, options.tool_allowlist, sandbox
+        cwd,
+        agent_dir,
+        settings,
+        skills,
+        enabled,
+        options.extra_prompt,
+        options.tool_allowlist,
+        sandbox,
+        ask_rules(external),
     )
     use_servers = options.external_tools and bool(external.servers)
     servers = mcp_servers(external, cwd, variables, env, enabled) if use_servers else None

@@ -17,8 +17,14 @@ from miniroom.agent.assembly import (
     standard_tools,
     tool_filter,
 )
-from miniroom.agent.external import ExternalSettings, turn_hooks
-from miniroom.agent.minimal import DEFAULT_IDENTITY, CliMode, require_shell, shell_problems
+from miniroom.agent.external import ExternalSettings, ask_rules, turn_hooks
+from miniroom.agent.minimal import (
+    DEFAULT_IDENTITY,
+    CliMode,
+    approval_problems,
+    require_shell,
+    shell_problems,
+)
 from miniroom.agent.modes import PromptFacts, prompt_and_tools
 from miniroom.agent.options import AgentOptions
 from miniroom.agent.profile import (
@@ -60,6 +66,12 @@ log = logging.getLogger(__name__)
 MINIMAL_IDENTITY = f"{DEFAULT_IDENTITY} {SUBAGENT_PROMPT}"
 
 
+def minimal_identity(settings: ProfileSettings) -> str:
+    """A minimal subagent's first line: its profile's own prompt, where it has one, in place of mini's."""
+    authored = (settings.system_prompt or "").strip()
+    return f"{authored} {SUBAGENT_PROMPT}" if authored else MINIMAL_IDENTITY
+
+
 @dataclass(frozen=True)
 class Inherited:
     """What a root agent's subagents take from its session: its settings, as the session froze them."""
@@ -91,7 +103,8 @@ class ChildBuilder:
             self._check_name(profile)
         if minimal:
             settings = self._resolved(profile).settings
-            require_shell(shell_problems(settings, self.options.tool_allowlist, "the tool list"))
+            problems = shell_problems(settings, self.options.tool_allowlist, "the tool list")
+            require_shell(problems + approval_problems(ask_rules(self.root.external)))
 
     def _check_name(self, profile: str) -> None:
         names = profile_names(self.settings_dir)
@@ -116,7 +129,8 @@ class ChildBuilder:
             session, settings, retry = self._earlier_session(spec.resume)
             if spec.minimal:
                 try:
-                    require_shell(shell_problems(settings, self.options.tool_allowlist, "the tool list"))
+                    problems = shell_problems(settings, self.options.tool_allowlist, "the tool list")
+                    require_shell(problems + approval_problems(ask_rules(self.root.external)))
                 except ValueError as error:
                     session.close()
                     raise ValueError(f"{error}\nStart a new subagent without minimal instead.") from None
@@ -139,8 +153,13 @@ class ChildBuilder:
             SUBAGENT_PROMPT,
             self.options.tool_allowlist,
             sandbox,
+            ask_rules(self.root.external),
         )
-        command_line = CliMode(minimal=True, identity=MINIMAL_IDENTITY) if spec.minimal else None
+        command_line = (
+            CliMode(minimal=True, identity=minimal_identity(settings), can_ask=False)
+            if spec.minimal
+            else None
+        )
         prompt, sent, offer = prompt_and_tools(parts, tools, command_line)
         config = agent_config(self.model, prompt, sent, self.cwd, settings, thinking, session, retry)
         config.command_line = offer

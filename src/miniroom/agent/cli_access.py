@@ -8,7 +8,16 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from miniroom.engine import NO_TURN_VALUES, Agent, TurnValues
+from miniroom.engine import (
+    NO_TURN_VALUES,
+    Agent,
+    Answer,
+    ApprovalRequest,
+    Decision,
+    Person,
+    Question,
+    TurnValues,
+)
 from miniroom.tools import GRANT, Grant
 
 
@@ -34,11 +43,46 @@ class CliAccess(Protocol):
 async def cli_turn(access: CliAccess | None, agent: Agent, scope: ResponseScope) -> AsyncIterator[TurnValues]:
     """For one response: what to hand its turn so the agent's shell commands reach its other tools (when
     `access` is there and the deployment allows it); afterwards they no longer can."""
-    if access is None or access.problems():
+    if access is None or access.problems() or not agent.config.command_line.offered:
         yield NO_TURN_VALUES
         return
-    async with _granted(access.open_response(agent, scope)) as turn:
-        yield turn
+    grant = access.open_response(agent, scope)
+    async with _granted(grant) as turn:
+        if agent.config.command_line.minimal:
+            yield turn
+            return
+        person = agent.config.person
+        agent.config.person = _Withdrawing(person, grant)
+        try:
+            yield turn
+        finally:
+            agent.config.person = person
+
+
+WITHDRAWN = (
+    "miniroom-agent is off for the rest of this response: the response waited for an approval, and from then "
+    "on it goes on without the CLI. Make your calls directly."
+)
+
+
+class _Withdrawing:
+    """A standard response's person: once they are asked to approve a call, the rest of the response goes on
+    with direct calls only, its shell commands without `miniroom-agent`."""
+
+    def __init__(self, person: Person, grant: Grant) -> None:
+        self.person, self.grant = person, grant
+
+    @property
+    def present(self) -> bool:
+        return self.person.present
+
+    async def approve(self, request: ApprovalRequest) -> Decision:
+        if self.person.present:  # `run` asks no one: its --approve rules decide without a pause
+            self.grant.withdraw(WITHDRAWN)
+        return await self.person.approve(request)
+
+    async def answer(self, question: Question) -> Answer | None:
+        return await self.person.answer(question)
 
 
 @contextlib.asynccontextmanager

@@ -21,6 +21,7 @@ from miniroom.engine import NO_HOOKS, TurnHooks
 if TYPE_CHECKING:
     from miniroom.config.problems import Problem
     from miniroom.hooks.config import HookSettings
+    from miniroom.hooks.deny import DenyRule
     from miniroom.hooks.payloads import SessionFacts
     from miniroom.mcp.config import ServerEntry
     from miniroom.mcp.manager import McpTools
@@ -109,6 +110,11 @@ def mcp_servers(
             log.warning("%s", warning)
         entries.append(filled)
     return McpTools(entries, cwd, allow, warn_failures=warn_failures)
+
+
+def ask_rules(external: ExternalSettings) -> tuple[DenyRule, ...]:
+    """hooks.yml's ask rules: the calls that wait for a person's approval."""
+    return external.hooks.ask if external.hooks is not None else ()
 
 
 def turn_hooks(

@@ -14,6 +14,7 @@ from miniroom.agent.context_files import ContextFile
 from miniroom.agent.memory import MEMORY_NAMES
 from miniroom.agent.profile import ProfileError, ProfileSettings
 from miniroom.agent.tool_names import allowed_with_requirements
+from miniroom.hooks.deny import DenyRule, rule_naming
 
 DEFAULT_IDENTITY = "You are mini, a coding agent working in the user's project."
 INSTRUCTIONS_DOCUMENT = "instructions"
@@ -42,6 +43,7 @@ class CliMode:
     instructions: tuple[str, ...] = ()  # minimal_instructions: appended to every minimal prompt
     tools_setting: str = "the tool list"  # where the agent's own tool list is set, for error messages
     memory: bool = False  # file memory: the prompt names MEMORY.md and memory/
+    can_ask: bool = True  # someone can approve its calls (a subagent has no one)
 
 
 def shell_problems(
@@ -54,6 +56,17 @@ def shell_problems(
     if not settings.tool_enabled("bash"):
         problems.append(SHELL_FIX)
     return problems
+
+
+def approval_problems(ask_rules: Sequence[DenyRule]) -> list[str]:
+    """Why a subagent, whose calls no one can approve, cannot run in minimal mode: its bash waits for that."""
+    rule = rule_naming(ask_rules, "bash")
+    if rule is None:
+        return []
+    return [
+        f"bash calls that need no approval: the ask rule {rule.name()} makes them wait for one, which no one "
+        "can give a subagent; drop the rule, or start the subagent without minimal"
+    ]
 
 
 def require_shell(problems: Sequence[str]) -> None:

@@ -14,6 +14,7 @@ from miniroom.agent.context_files import load_context_files
 from miniroom.agent.minimal import (
     CLI_HINT,
     CliMode,
+    approval_problems,
     context_documents,
     context_name,
     minimal_prompt,
@@ -26,6 +27,7 @@ from miniroom.agent.skills import Skill, discover_skills
 from miniroom.agent.tool_names import AGENT_TOOL_NAMES
 from miniroom.agent.toolkits import mcp_toolkit, offered_through_cli, toolkit_names
 from miniroom.engine import Agent, CliOffer, ClosableTool, Tool, ToolSource
+from miniroom.hooks.deny import DenyRule, rule_naming
 from miniroom.llm import agent_dir_from_env
 from miniroom.tools import DeclaredTool, OutputFolder, Sandbox
 from miniroom.web import load_catalogues
@@ -46,6 +48,7 @@ class PromptFacts:
     extra_prompt: str
     tool_allowlist: Collection[str] | None
     sandbox: Sandbox | None = None  # where its shell commands run
+    ask_rules: Sequence[DenyRule] = ()  # hooks.yml's: the calls that wait for a person's approval
 
 
 def prompt_and_tools(
@@ -65,16 +68,22 @@ def prompt_and_tools(
     instructions = prompt_parts(cwd, settings, facts.skills, facts.enabled, []) + extra
     documents = context_documents("\n\n".join(instructions), files, cwd, facts.agent_dir)
     sources = server_sources(servers)
-    offer = CliOffer(
-        offered_through_cli(tools, minimal=command_line.minimal),
-        documents,
-        minimal=command_line.minimal,
-        sources=sources,
-    )
+    # Where no one may be asked mid-script (a standard agent's shell, a subagent), tools that wait for
+    # approval are called directly or not at all; shell commands that wait for it get no CLI in standard mode.
+    asking = () if command_line.minimal and command_line.can_ask else facts.ask_rules
+    offered = [
+        tool
+        for tool in offered_through_cli(tools, minimal=command_line.minimal)
+        if not rule_naming(asking, tool.name)
+    ]
+    offer = CliOffer(offered, documents, minimal=command_line.minimal, sources=sources)
+    shell_asks = rule_naming(asking, "bash")
     if not command_line.minimal:
-        hint = [CLI_HINT] if facts.enabled("bash") else []
-        return "\n\n".join(standard + hint), tools, offer
-    require_shell(shell_problems(settings, facts.tool_allowlist, command_line.tools_setting))
+        hint = [CLI_HINT] if facts.enabled("bash") and shell_asks is None else []
+        return "\n\n".join(standard + hint), tools, offer if shell_asks is None else CliOffer()
+    require_shell(
+        shell_problems(settings, facts.tool_allowlist, command_line.tools_setting) + approval_problems(asking)
+    )
     names = [context_name(file, cwd, facts.agent_dir) for file in files]
     mcp = [mcp_toolkit(entry.name) for entry in servers.enabled] if sources and servers else []
     prompt = minimal_prompt(
@@ -107,7 +116,7 @@ def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CliMode) -> 
     web = session_web(agent.session, load_catalogues(cwd))
     sandbox = shell_sandbox(settings, cwd, cwd, env)
     tools = standard_tools(skills, enabled, cwd, {}, env, web, sandbox) + kept
-    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None, sandbox)
+    facts = PromptFacts(cwd, agent_dir, settings, skills, enabled, "", None, sandbox, _ask_rules(agent))
     from miniroom.mcp.manager import McpTools  # without the SDK: it connects nothing
 
     servers = next((source for source in agent.sources() if isinstance(source, McpTools)), None)
@@ -119,3 +128,9 @@ def switch_mode(agent: Agent, env: Mapping[str, str], command_line: CliMode) -> 
             agent.config, system_prompt=prompt, tools=sent, command_line=offer, tool_sources=direct
         )
     )
+
+
+def _ask_rules(agent: Agent) -> Sequence[DenyRule]:
+    """The ask rules the agent's session was built with (its hooks.yml's, frozen with the session)."""
+    settings = getattr(agent.config.hooks, "settings", None)
+    return getattr(settings, "ask", ())

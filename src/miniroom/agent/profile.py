@@ -176,7 +176,7 @@ def check_profile_file(path: Path) -> list[Problem]:
     return read_profiles(path)[1]
 
 
-_BOOLEAN_TEXT = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+_BOOLEAN_TEXT = {"true": True, "false": False}  # any other word (yes, 1, on) is refused, naming the variable
 _WHOLE_NUMBER = re.compile(r"^[+-]?\d{1,30}$")  # longer digit runs stay text, for validation to refuse
 
 

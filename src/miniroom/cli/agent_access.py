@@ -56,6 +56,7 @@ class LocalGrant:
     def __init__(self, cli: LocalCli, agent: Agent, scope: ResponseScope) -> None:
         self.cli, self.agent, self.scope = cli, agent, scope
         self._opened: ServiceGrant | None = None
+        self._withdrawn: str | None = None
 
     def open_subagent(self, agent: Agent) -> LocalGrant:
         return LocalGrant(self.cli, agent, self.scope)
@@ -63,7 +64,18 @@ class LocalGrant:
     async def open_command(self) -> Ticket:
         if self._opened is None:
             self._opened = self.cli.service().open_response(self.agent, self.scope)
+            if self._withdrawn is not None:
+                self._opened.withdraw(self._withdrawn)
         return await self._opened.open_command()
+
+    @property
+    def withdrawn(self) -> str | None:
+        return self._withdrawn
+
+    def withdraw(self, reason: str) -> None:
+        self._withdrawn = reason
+        if self._opened is not None:
+            self._opened.withdraw(reason)
 
     async def close(self) -> None:
         if self._opened is not None:

@@ -131,6 +131,11 @@ class CliOffer:
     minimal: bool = False  # the model is sent one shell tool and reaches everything else this way
     sources: Sequence[ToolSource] = ()  # tools that come and go (MCP): the ones the agent's requests use
 
+    @property
+    def offered(self) -> bool:
+        """Whether shell commands get `miniroom-agent` at all: every offer but the empty one does."""
+        return self.minimal or bool(self.tools or self.documents or self.sources)
+
 
 async def run_tool_call(
     tool: Tool | None, call: ToolCall, ctx: ToolContext, available: Collection[str]

@@ -99,6 +99,11 @@ def _names_tool(rule: DenyRule, tool: str) -> bool:
     return tool == PARALLEL_SHELL_TOOL and fnmatchcase(SHELL_TOOL, rule.tool)
 
 
+def rule_naming(rules: Sequence[DenyRule], tool: str) -> DenyRule | None:
+    """The first rule that names `tool` for some call of it, whatever its argument glob; or None."""
+    return next((rule for rule in rules if _names_tool(rule, tool)), None)
+
+
 def _glob_matches(glob: str, candidate: str, is_path: bool) -> bool:
     if fnmatchcase(candidate, glob):
         return True

@@ -54,13 +54,13 @@ _ANTHROPIC_MODELS = _models(
     ),
 )
 
-# DeepSeek's list prices (cache miss / output / cache hit); the 1M window and 384K output are documented.
+# DeepSeek's list prices (cache miss / output / cache hit); its 1M window and 384,000 output tokens.
 _DEEPSEEK_MODELS = _models(
     KnownModel(
         "deepseek-v4-flash",
         "DeepSeek V4 Flash",
         1_048_576,
-        393_216,
+        384_000,
         True,
         False,
         ModelCost(0.14, 0.28, 0.0028),
@@ -69,7 +69,7 @@ _DEEPSEEK_MODELS = _models(
         "deepseek-v4-pro",
         "DeepSeek V4 Pro",
         1_048_576,
-        393_216,
+        384_000,
         True,
         False,
         ModelCost(0.435, 0.87, 0.003625),

@@ -166,6 +166,7 @@ class Response:
         self.cli_calls = 0
         self.waiting = 0
         self.running: dict[str, asyncio.Task[None]] = {}
+        self.withdrawn: str | None = None  # why its commands may no longer use the CLI, once they may not
 
     @property
     def owner(self) -> Owner:

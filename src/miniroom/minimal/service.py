@@ -4,6 +4,7 @@ token."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import time
@@ -12,10 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from miniroom.agent import ResponseScope, tool_name
-from miniroom.engine import Agent
+from miniroom.engine import Agent, NoOne, ToolContext
+from miniroom.llm import ToolCall
 from miniroom.minimal import catalog
 from miniroom.minimal.calls import CallBook, Command, Response, Submission, Workbench
 from miniroom.minimal.cli_path import path_with_cli
+from miniroom.minimal.errors import refused
 from miniroom.minimal.grants import Clock, GrantRegistry, GroupCheck, ResponseGrant
 from miniroom.minimal.receipts import Owner, Receipt, ReceiptStore
 from miniroom.tools import GRANT_TOKEN_VARIABLE, GRANT_URL_VARIABLE, group_running
@@ -23,14 +26,25 @@ from miniroom.tools import GRANT_TOKEN_VARIABLE, GRANT_URL_VARIABLE, group_runni
 Address = Callable[[], Awaitable[str]]  # the URL shell commands call; may start the server first
 
 
+# In standard mode a call that needs approval is made directly, where the tool card can be approved.
+STANDARD_NO_ONE = NoOne(
+    "through miniroom-agent in standard mode: make this call directly, not from a shell command"
+)
+
+
 def workbench(agent: Agent) -> Workbench:
-    """What the agent's shell commands reach: its CLI tools and documents, run as its own calls run."""
+    """What the agent's shell commands reach: its CLI tools and documents, run as its own calls run (in
+    standard mode with no one to approve them)."""
     config = agent.config
     offer = config.command_line
+
+    def standard_context(call: ToolCall) -> ToolContext:
+        return dataclasses.replace(agent.tool_context(call), person=STANDARD_NO_ONE)
+
     return Workbench(
         tools={tool_name(tool.name).qualified: tool for tool in offer.tools},
         documents=dict(offer.documents),
-        context=agent.tool_context,
+        context=agent.tool_context if offer.minimal else standard_context,
         max_calls=config.max_tool_calls_per_turn,
         emit=agent.emit,
         workspace=config.cwd,
@@ -62,6 +76,13 @@ class ServiceGrant:
         command = Command(ticket, self.response, environment)
         self.service.commands[ticket.ticket_id] = command
         return command
+
+    @property
+    def withdrawn(self) -> str | None:
+        return self.response.withdrawn
+
+    def withdraw(self, reason: str) -> None:
+        self.response.withdrawn = reason
 
     async def close(self) -> None:
         await self.response.end()
@@ -100,19 +121,26 @@ class AgentCli:
         ticket = self.registry.verify(token)
         return self.commands[ticket.ticket_id]
 
+    def _bench(self, token: str | None) -> Command:
+        """The command of `token`, while its response still offers the CLI (not after it was withdrawn)."""
+        command = self.command(token)
+        if command.response.withdrawn is not None:
+            raise refused(command.response.withdrawn)
+        return command
+
     # The operations, each for the bearer of `token`
 
     async def list_tools(self, token: str | None) -> dict[str, Any]:
-        return catalog.list_tools(await self.command(token).response.bench.current_tools())
+        return catalog.list_tools(await self._bench(token).response.bench.current_tools())
 
     async def search_tools(self, token: str | None, query: str, limit: int) -> dict[str, Any]:
-        return catalog.search_tools(await self.command(token).response.bench.current_tools(), query, limit)
+        return catalog.search_tools(await self._bench(token).response.bench.current_tools(), query, limit)
 
     async def describe_tool(self, token: str | None, name: str) -> dict[str, Any]:
-        return catalog.describe_tool(await self.command(token).response.bench.current_tools(), name)
+        return catalog.describe_tool(await self._bench(token).response.bench.current_tools(), name)
 
     async def submit(self, token: str | None, submission: Submission) -> Receipt:
-        command = self.command(token)
+        command = self._bench(token)
         return await command.response.submit(command, submission)
 
     def get(self, token: str | None, call_id: str) -> Receipt:
@@ -122,10 +150,10 @@ class AgentCli:
         return await self.command(token).response.wait(call_id, within)
 
     def context_list(self, token: str | None) -> dict[str, Any]:
-        return catalog.context_list(self.command(token).response.bench.documents)
+        return catalog.context_list(self._bench(token).response.bench.documents)
 
     async def context_read(self, token: str | None, name: str, offset: int, limit: int) -> dict[str, Any]:
-        bench = self.command(token).response.bench
+        bench = self._bench(token).response.bench
         return catalog.context_read(bench.documents, await bench.current_tools(), name, offset, limit)
 
     def _sweep(self) -> None:

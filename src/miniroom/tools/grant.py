@@ -34,6 +34,14 @@ class Grant(Protocol):
     def open_subagent(self, agent: Agent) -> Grant:
         """A grant of `agent`, a subagent of this one: the same scope; its shells reach its own tools."""
 
+    @property
+    def withdrawn(self) -> str | None:
+        """Why the response goes on without the CLI, once it does; else None."""
+
+    def withdraw(self, reason: str) -> None:
+        """The rest of the response goes on without the CLI: its commands' requests are refused, saying
+        `reason` (reading earlier receipts aside)."""
+
     async def close(self) -> None:
         """The response ended: its commands submit nothing more; the grant lasts while its jobs run."""
 

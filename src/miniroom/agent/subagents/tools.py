@@ -40,6 +40,18 @@ def _description(arguments: dict[str, Any]) -> str:
     return " ".join(text.split()) if isinstance(text, str) and text.strip() else "subagent"
 
 
+def _require_cli(ctx: ToolContext, needs: str, fix: str) -> None:
+    """A minimal subagent needs the response's `miniroom-agent`, while the response still offers it."""
+    grant = ctx.value(GRANT)
+    if grant is None:
+        raise ToolError(f"{needs} miniroom-agent, which this deployment does not offer here. {fix}")
+    if grant.withdrawn is not None:
+        raise ToolError(
+            f"{needs} miniroom-agent, which this response no longer offers: it waited for an approval, and "
+            f"goes on without it. {fix}"
+        )
+
+
 class _ManagedTool:
     # Each call bounds itself (a whole child turn, or a quick look at the task store); untimed calls also run
     # in their turn's task, so the subagents of one answer queue in call order.
@@ -54,10 +66,8 @@ class _ManagedTool:
         except ValueError as error:
             hint = f"\n{WITHOUT_MINIMAL}" if params.minimal else ""
             raise ToolError(f"{error}{hint}") from None
-        if params.minimal and ctx.value(GRANT) is None:
-            raise ToolError(
-                f"minimal needs miniroom-agent, which this deployment does not offer. {WITHOUT_MINIMAL}"
-            )
+        if params.minimal:
+            _require_cli(ctx, "minimal needs", WITHOUT_MINIMAL)
         return TaskRequest(params.description, params.prompt, params.profile, params.minimal)
 
     def _continued(self, params: AgentParams, ctx: ToolContext) -> TaskRequest:
@@ -67,11 +77,9 @@ class _ManagedTool:
             child = self.manager.earlier_child(params.resume)
         except ValueError as error:
             raise ToolError(str(error)) from None
-        if child.minimal and ctx.value(GRANT) is None:
-            raise ToolError(
-                f"Subagent {child.id} runs in minimal mode, which needs miniroom-agent; this deployment does "
-                "not offer it here. Start a new subagent without minimal instead."
-            )
+        if child.minimal:
+            fix = "Start a new subagent without minimal instead."
+            _require_cli(ctx, f"Subagent {child.id} runs in minimal mode, which needs", fix)
         return TaskRequest(params.description, params.prompt, minimal=child.minimal, resume=child)
 
     def _record(self, number: int) -> TaskRecord:
