@@ -5,7 +5,7 @@ import { api, carriedReads, endEarlyReads, friendly, token } from "./api.js";
 import { bindActions, newTxnId, roomPath, send, startEdit, toggleReaction, wireComposer } from "./actions.js";
 import { showAttachment, wireAttachments } from "./attachments.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
-import { $, button, element, showStatus } from "./dom.js";
+import { $, button, element, keepingEnds, showStatus } from "./dom.js";
 import { exportThread } from "./export.js";
 import { formWidget } from "./forms.js";
 import { wireHub } from "./hub.js";
@@ -208,9 +208,8 @@ function refreshConversation(message) {
 // A new message follows the timeline's end if the person was reading there. A page of events is appended
 // without measuring (each measure would lay the page out again): its loader scrolls once at the end.
 function append(list, item, fromPage) {
-  const atBottom = !fromPage && list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-  list.append(item);
-  if (atBottom) list.scrollTop = list.scrollHeight;
+  if (fromPage) list.append(item);
+  else keepingEnds([list], () => list.append(item));
 }
 
 // Apply one event of the open room: from its page (with edits, reactions and reply counts bundled), from
@@ -238,9 +237,13 @@ function receive(event, fromPage) {
 function receiveEdit(event, fromPage) {
   const target = state.messages.get(relation(event).event_id);
   if (!target || redacted(event)) return;
-  applyEdit(target, event);
-  if (event.sender === target.event.sender) followTurn(target, !fromPage, refresh);
-  refreshConversation(target);
+  const show = () => {
+    applyEdit(target, event);
+    if (event.sender === target.event.sender) followTurn(target, !fromPage, refresh);
+    refreshConversation(target);
+  };
+  if (fromPage) show(); // a page's loader scrolls once, at its end
+  else keepingEnds([$("timeline"), $("thread-timeline")], show); // a reply growing as it streams
 }
 
 function receiveReaction(event) {

