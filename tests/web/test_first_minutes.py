@@ -5,12 +5,14 @@ holds its fields, and an edit can be saved or cancelled without a keyboard."""
 from __future__ import annotations
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import FloatRect, Locator, Page, expect
 
 from tests.web.conftest import LiveServer
+from tests.web.settings_pages import HubServer, field, hub_server, open_card
 from tests.web.support import YOU, Agent, lobby, turn
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
+__all__ = ["hub_server"]
 
 LONG_ANSWER = "\n\n".join(f"Step {n}: a paragraph of the plan, a line long." for n in range(40))
 
@@ -20,6 +22,12 @@ AT_THE_END = """(selector) => {
   const overflows = list.scrollHeight > list.clientHeight + 100;
   return overflows && list.scrollHeight - list.scrollTop - list.clientHeight < 2;
 }"""
+
+
+async def box_of(locator: Locator) -> FloatRect:
+    box = await locator.bounding_box()
+    assert box is not None, "not laid out"
+    return box
 
 
 async def shows_its_end(page: Page, selector: str) -> None:
@@ -70,3 +78,17 @@ async def test_a_reply_growing_leaves_a_reader_of_older_messages_where_they_are(
     agent.edit(reply, "Step 0, and more", turn=turn("streaming"))
     await expect(page.locator("#timeline .message").last).to_contain_text("and more")
     assert await timeline.evaluate("(list) => list.scrollTop") == 0
+
+
+async def test_the_agents_form_holds_its_fields_as_the_models_and_rooms_forms_do(
+    page: Page, hub_server: HubServer
+) -> None:
+    body = await open_card(page, hub_server.url, "Agents")
+    editor = await box_of(body.locator(".entry-editor"))
+    form = body.locator(".entry-editor > div:last-child")
+    box = await box_of(form)
+    role = await box_of(field(body, "Role"))
+    assert role["x"] + role["width"] <= box["x"] + box["width"], "the field runs past its form"
+    assert role["width"] >= editor["width"] / 2, "the field takes the page's width, as on Models and Rooms"
+    border = await form.evaluate("(form) => getComputedStyle(form).borderTopStyle")
+    assert border == "none", "no box of the chat's agent forms around it"

@@ -99,7 +99,7 @@ function listToggles(value, key, legend, names) {
 }
 
 function agentForm(name, value, errors, context) {
-  const form = element("div", "agent-form");
+  const form = element("div", "agent-settings");
   const data = context.data();
   const models = [["", "The default model"], ...Object.keys(data.models || {}).map((alias) => [alias, alias])];
   const model = field("Model", select(models, value.model ?? ""), "An alias under Models");
