@@ -4,6 +4,8 @@ holds its fields, and an edit can be saved or cancelled without a keyboard."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import FloatRect, Locator, Page, expect
 
@@ -92,3 +94,33 @@ async def test_the_agents_form_holds_its_fields_as_the_models_and_rooms_forms_do
     assert role["width"] >= editor["width"] / 2, "the field takes the page's width, as on Models and Rooms"
     border = await form.evaluate("(form) => getComputedStyle(form).borderTopStyle")
     assert border == "none", "no box of the chat's agent forms around it"
+
+
+async def test_the_composers_hint_fits_its_box_on_a_phone_and_beside_a_thread(
+    page: Page, live_server: LiveServer
+) -> None:
+    room_id = lobby(live_server.store)
+    Agent(live_server.store, room_id).post("Ask me anything")
+    hint_fits = "(input) => input.value === '' && input.scrollHeight <= input.clientHeight"
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await page.goto(f"{live_server.url}/?room=lobby")
+    composer = page.locator("#composer-input")
+    await expect(composer).to_have_attribute("placeholder", re.compile("^Message Lobby"))
+    assert await composer.evaluate(hint_fits), "the hint wraps onto a second line, cut by the box"
+    await page.set_viewport_size({"width": 1000, "height": 700})
+    message = page.locator("#timeline .message").first
+    await message.hover()
+    await message.get_by_role("button", name="Reply in thread").click()
+    await expect(page.locator("#thread")).to_be_visible()
+    assert await composer.evaluate(hint_fits), "beside the open thread, the hint is cut"
+    assert await page.locator("#thread-input").evaluate(hint_fits)
+
+
+async def test_a_renamed_room_is_named_in_the_composers_hint_too(page: Page, live_server: LiveServer) -> None:
+    lobby(live_server.store)
+    await page.goto(f"{live_server.url}/?room=lobby")
+    composer = page.locator("#composer-input")
+    await expect(composer).to_have_attribute("placeholder", re.compile("^Message Lobby "))
+    live_server.store.ensure_room("lobby", name="Front Desk")
+    await expect(page.locator("#room-name")).to_have_text("Front Desk")
+    await expect(composer).to_have_attribute("placeholder", re.compile("^Message Front Desk "))

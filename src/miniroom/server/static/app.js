@@ -294,6 +294,7 @@ function receiveRoomName(event) {
 
 function showRoomHeader(room) {
   $("room-name").textContent = room.name;
+  $("composer-input").placeholder = `Message ${room.name} (Enter sends, Shift+Enter adds a line)`;
   $("room-topic").textContent = `${room.alias} · ${room.members.length} members`;
 }
 
@@ -327,7 +328,6 @@ async function openRoom(room, firstPage = null) {
   for (const event of pending) fromStream(event);
   $("timeline").scrollTop = $("timeline").scrollHeight;
   for (const control of $("composer").elements) control.disabled = false;
-  $("composer-input").placeholder = `Message ${room.name} (Enter sends, Shift+Enter adds a line)`;
   $("composer-input").focus();
 }
 
