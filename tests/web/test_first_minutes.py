@@ -124,3 +124,35 @@ async def test_a_renamed_room_is_named_in_the_composers_hint_too(page: Page, liv
     live_server.store.ensure_room("lobby", name="Front Desk")
     await expect(page.locator("#room-name")).to_have_text("Front Desk")
     await expect(composer).to_have_attribute("placeholder", re.compile("^Message Front Desk "))
+
+
+async def test_an_edit_has_save_and_cancel_buttons_and_an_unchanged_save_sends_nothing(
+    page: Page, live_server: LiveServer
+) -> None:
+    lobby(live_server.store)
+    await page.goto(f"{live_server.url}/?room=lobby")
+    composer = page.locator("#composer-input")
+    await composer.fill("write a test for parse()")
+    await composer.press("Enter")
+    mine = page.locator("#timeline .message.mine")
+    await expect(mine).to_have_count(1)
+    written = live_server.store.latest_position()
+
+    async def edit() -> Locator:
+        await mine.hover()
+        await mine.get_by_role("button", name="Edit").click()
+        await expect(mine.locator("textarea.editor")).to_be_focused()
+        return mine.locator("textarea.editor")
+
+    await edit()
+    await mine.get_by_role("button", name="Cancel").click()
+    await expect(mine.locator(".body")).to_have_text("write a test for parse()")
+    await edit()
+    await mine.get_by_role("button", name="Save").click()
+    await expect(mine.locator("textarea.editor")).to_have_count(0)
+    assert live_server.store.latest_position() == written, "an unchanged text is no edit"
+    editor = await edit()
+    await editor.fill("write two tests for parse()")
+    await mine.get_by_role("button", name="Save").click()
+    await expect(mine.locator(".body")).to_have_text("write two tests for parse()")
+    await expect(mine).to_have_class(re.compile(r"\bedited\b"))

@@ -1,7 +1,7 @@
 // What the person does in the chat: send, react, edit. Each sent event goes through the page's own
 // `receive` (bound by app.js), as if it came from the stream.
 import { api, friendly } from "./api.js";
-import { element, showStatus } from "./dom.js";
+import { button, element, showStatus } from "./dom.js";
 import { myReaction, state } from "./model.js";
 import { postingAs } from "./people.js";
 
@@ -48,21 +48,20 @@ export async function toggleReaction(message, key) {
   }
 }
 
+// The message's text in a box, saved with Enter or Save, left with Escape or Cancel (a phone has no Escape).
+// Saving the text unchanged sends no edit: an edit makes the agents that answered it answer again.
 export function startEdit(message, view) {
   if (!view || view.querySelector(".editor") || message.body === undefined) return;
   const editor = element("textarea", "editor");
   editor.value = message.body;
+  editor.setAttribute("aria-label", "Edit the message");
   const body = view.querySelector(".body");
-  body.replaceChildren(editor);
-  editor.focus();
   const finish = () => {
     body.replaceChildren();
     ui.refresh(message);
   };
-  editor.addEventListener("keydown", async (event) => {
-    if (event.key === "Escape") return finish();
-    if (event.key !== "Enter" || event.shiftKey) return;
-    event.preventDefault();
+  const save = async () => {
+    if (editor.value === message.body) return finish();
     try {
       const path = roomPath(`/messages/${encodeURIComponent(message.event.event_id)}`);
       const edit = { body: editor.value, ...postingAs() };
@@ -73,6 +72,20 @@ export function startEdit(message, view) {
     } catch (error) {
       showStatus(friendly(error, "save the edit"));
     }
+  };
+  const bar = element("div", "edit-bar");
+  bar.append(
+    element("span", "muted", "Enter saves · Esc cancels"),
+    button("Cancel", "", finish),
+    button("Save", "", save, "action primary"),
+  );
+  body.replaceChildren(editor, bar);
+  editor.focus();
+  editor.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") return finish();
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+    event.preventDefault();
+    save();
   });
 }
 
