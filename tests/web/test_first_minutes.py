@@ -156,3 +156,19 @@ async def test_an_edit_has_save_and_cancel_buttons_and_an_unchanged_save_sends_n
     await mine.get_by_role("button", name="Save").click()
     await expect(mine.locator(".body")).to_have_text("write two tests for parse()")
     await expect(mine).to_have_class(re.compile(r"\bedited\b"))
+
+
+async def test_a_file_shows_its_name_once_and_a_caption_beside_it(
+    page: Page, live_server: LiveServer
+) -> None:
+    room_id = lobby(live_server.store)
+    file = {"msgtype": "m.file", "url": "mxc://miniroom.local/abc123", "info": {"mimetype": "text/csv"}}
+    live_server.store.append(room_id, YOU, "m.room.message", {**file, "body": "visits.csv"})
+    captioned = {**file, "body": "the numbers for May", "filename": "visits.csv"}
+    live_server.store.append(room_id, YOU, "m.room.message", captioned)
+    await page.goto(f"{live_server.url}/?room=lobby")
+    bodies = page.locator("#timeline .message .body")
+    await expect(bodies).to_have_count(2)
+    await expect(bodies.first).to_have_text("📄 visits.csv")
+    await expect(bodies.nth(1)).to_contain_text("the numbers for May")
+    await expect(bodies.nth(1).locator(".attachment")).to_have_text("📄 visits.csv")
