@@ -172,3 +172,25 @@ async def test_a_file_shows_its_name_once_and_a_caption_beside_it(
     await expect(bodies.first).to_have_text("📄 visits.csv")
     await expect(bodies.nth(1)).to_contain_text("the numbers for May")
     await expect(bodies.nth(1).locator(".attachment")).to_have_text("📄 visits.csv")
+
+
+async def test_the_threads_spend_reads_on_one_line_beside_its_buttons(
+    page: Page, live_server: LiveServer
+) -> None:
+    room_id = lobby(live_server.store)
+    question = {"msgtype": "m.text", "body": "plan?"}
+    root = str(live_server.store.append(room_id, YOU, "m.room.message", question)["event_id"])
+    usage = {"input": 12000, "output": 345, "totalTokens": 12345, "cost": {"total": "0.0123"}}
+    Agent(live_server.store, room_id).post("Done.", turn={"state": "done", "usage": usage}, thread_root=root)
+    await page.goto(f"{live_server.url}/?room=lobby")
+    await page.locator("#timeline .thread-link").click()
+    spend = page.locator("#thread-spend")
+    await expect(spend).to_have_text("$0.0123 · 12,345 tokens")
+    height = await spend.evaluate("(label) => label.offsetHeight")
+    line = await spend.evaluate("(label) => parseFloat(getComputedStyle(label).fontSize) * 1.6")
+    assert height < line, "the spend wraps onto a second line"
+    header = await box_of(page.locator("#thread .room-header"))
+    for control in ("#thread-spend", "#thread-export-md", "#thread-export-json", "#thread-close"):
+        placed = await box_of(page.locator(control))
+        right = placed["x"] + placed["width"]
+        assert right <= header["x"] + header["width"], f"{control} runs out of the header"
