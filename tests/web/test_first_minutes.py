@@ -194,3 +194,18 @@ async def test_the_threads_spend_reads_on_one_line_beside_its_buttons(
         placed = await box_of(page.locator(control))
         right = placed["x"] + placed["width"]
         assert right <= header["x"] + header["width"], f"{control} runs out of the header"
+
+
+async def test_a_new_agent_whose_model_cannot_be_used_is_saved_with_a_warning_saying_why(
+    page: Page, hub_server: HubServer
+) -> None:
+    body = await open_card(page, hub_server.url, "Agents")
+    await body.get_by_role("button", name="New agent").click()
+    await field(body, "Name").fill("scout")
+    await field(body, "Name").press("Tab")
+    await body.get_by_role("button", name="Save Changes").click()
+    warning = body.locator(".notice.warning")
+    await expect(warning).to_contain_text("Saved config.yaml")
+    await expect(warning).to_contain_text("Agent scout: ")
+    await expect(warning).to_contain_text("DEEPSEEK_API_KEY")
+    await expect(warning).not_to_contain_text("Agent helper")
