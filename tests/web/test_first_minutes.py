@@ -209,3 +209,23 @@ async def test_a_new_agent_whose_model_cannot_be_used_is_saved_with_a_warning_sa
     await expect(warning).to_contain_text("Agent scout: ")
     await expect(warning).to_contain_text("DEEPSEEK_API_KEY")
     await expect(warning).not_to_contain_text("Agent helper")
+
+
+async def test_a_message_shows_in_the_room_that_its_threads_reply_is_being_written(
+    page: Page, live_server: LiveServer
+) -> None:
+    room_id = lobby(live_server.store)
+    agent = Agent(live_server.store, room_id)
+    await page.goto(f"{live_server.url}/?room=lobby")
+    composer = page.locator("#composer-input")
+    await composer.fill("write a test for parse()")
+    await composer.press("Enter")
+    summary = page.locator("#timeline .message.mine .thread-summary")
+    root = await page.locator("#timeline .message.mine").get_attribute("data-event-id")
+    assert root is not None
+    reply = agent.post("Reading util.py", turn=turn("streaming"), thread_root=root)
+    await expect(summary).to_contain_text("1 reply")
+    await expect(summary).to_contain_text("Helper is writing…")
+    agent.edit(reply, "Done: tests/test_util.py", turn=turn("done"))
+    await expect(summary).not_to_contain_text("writing")
+    await expect(summary).to_contain_text("1 reply")

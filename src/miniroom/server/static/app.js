@@ -123,7 +123,7 @@ function renderMessage(message, inThread) {
   item.append(meta, element("div", "body"), element("div", "reactions"), actions(message, inThread));
   if (!inThread) {
     const thread = element("div", "thread-summary");
-    thread.append(element("button", "thread-link"), errorLabel());
+    thread.append(element("button", "thread-link"), element("span", "writing muted"), errorLabel());
     item.append(thread);
   }
   message.views.push(item);
@@ -179,6 +179,10 @@ function refresh(message) {
       link.parentElement.hidden = message.replies === 0;
       link.textContent = `${message.replies} ${message.replies === 1 ? "reply" : "replies"}`;
       link.onclick = () => openThread(message.event.event_id);
+      // The answer goes into the thread: the room shows that it is being written, without opening it.
+      const newest = state.newest.get(message.event.event_id);
+      const writing = newest && newest.streaming ? `${senderName(newest.event.sender)} is writing…` : "";
+      view.querySelector(".thread-summary .writing").textContent = writing;
       setErrorLabel(view.querySelector(".thread-summary .error"), failedTurn(message.event.event_id));
     }
   }
