@@ -229,3 +229,21 @@ async def test_a_message_shows_in_the_room_that_its_threads_reply_is_being_writt
     agent.edit(reply, "Done: tests/test_util.py", turn=turn("done"))
     await expect(summary).not_to_contain_text("writing")
     await expect(summary).to_contain_text("1 reply")
+
+
+async def test_a_reload_keeps_the_open_thread_open(page: Page, live_server: LiveServer) -> None:
+    room_id = lobby(live_server.store)
+    question = {"msgtype": "m.text", "body": "plan?"}
+    root = str(live_server.store.append(room_id, YOU, "m.room.message", question)["event_id"])
+    Agent(live_server.store, room_id).post("Step 0", turn=turn("streaming"), thread_root=root)
+    await page.goto(f"{live_server.url}/?room=lobby")
+    await page.locator("#timeline .thread-link").click()
+    await expect(page.locator("#thread .message")).to_have_count(2)
+    await page.reload()
+    await expect(page.locator("#thread")).to_be_visible()
+    await expect(page.locator("#thread .message")).to_have_count(2)
+    await expect(page.locator("#thread .message").last).to_contain_text("Step 0")
+    await page.locator("#thread-close").click()
+    await page.reload()
+    await expect(page.locator("#composer-input")).to_be_enabled()
+    await expect(page.locator("#thread")).to_be_hidden()

@@ -305,8 +305,7 @@ function showRoomHeader(room) {
 // Open `room`; `firstPage` is its newest events when they were asked for already (at start).
 async function openRoom(room, firstPage = null) {
   enterRoom(room);
-  closeThread();
-  history.replaceState(null, "", `?room=${encodeURIComponent(room.key)}`);
+  closeThread(); // and the address names the room alone
   showRoomHeader(room);
   showPerson();
   $("timeline").replaceChildren();
@@ -381,8 +380,15 @@ function showPage(room, messages) {
   if (older.length) requestAnimationFrame(() => setTimeout(() => later(drawOlder, { timeout: 100 }), 0));
 }
 
+// The address names the open room and thread, so that a reload (in the middle of a reply, say) reopens both.
+function showAddress() {
+  const thread = state.threadRoot ? `&thread=${encodeURIComponent(state.threadRoot)}` : "";
+  history.replaceState(null, "", `?room=${encodeURIComponent(state.room.key)}${thread}`);
+}
+
 async function openThread(rootId) {
   state.threadRoot = rootId;
+  showAddress();
   $("thread").hidden = false;
   showErrorLabels();
   const list = $("thread-timeline");
@@ -420,6 +426,7 @@ function openPermalink(event) {
 function closeThread() {
   state.threadRoot = null;
   $("thread").hidden = true;
+  if (state.room) showAddress();
 }
 
 function fromStream(event) {
@@ -488,7 +495,8 @@ async function start() {
     showErrorLabels();
   });
   try {
-    const wanted = new URLSearchParams(location.search).get("room");
+    const address = new URLSearchParams(location.search);
+    const wanted = address.get("room");
     const { rooms: data, page: firstPage } = await firstReads(wanted);
     showRooms(data);
     // The stream starts where the earlier of the two reads stood, so nothing between them is missed.
@@ -498,8 +506,10 @@ async function start() {
     const room =
       data.rooms.find((r) => r.key === wanted || r.room_id === wanted) ||
       (data.rooms.length === 1 ? data.rooms[0] : undefined);
-    if (room) await openRoom(room, firstPage && firstPage.room_id === room.room_id ? firstPage : null);
-    else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
+    if (room) {
+      await openRoom(room, firstPage && firstPage.room_id === room.room_id ? firstPage : null);
+      if (address.get("thread")) await openThread(address.get("thread"));
+    } else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
     document.body.dataset.ready = "1"; // the rooms (and the room asked for) are shown
     performance.mark("miniroom:ready"); // how long opening the page took, on the browser's own clock
   } catch (error) {
