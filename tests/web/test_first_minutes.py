@@ -247,3 +247,22 @@ async def test_a_reload_keeps_the_open_thread_open(page: Page, live_server: Live
     await page.reload()
     await expect(page.locator("#composer-input")).to_be_enabled()
     await expect(page.locator("#thread")).to_be_hidden()
+
+
+@pytest.mark.parametrize("card", ["Agents", "Models", "Rooms"])
+async def test_a_settings_page_on_a_phone_shows_its_form_whole(
+    page: Page, hub_server: HubServer, card: str
+) -> None:
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await page.goto(hub_server.url)
+    await page.get_by_role("button", name="Rooms").click()  # the gear is in the folded list of rooms
+    await page.get_by_role("button", name="Settings").click()
+    await page.locator("#settings .card strong", has_text=re.compile(f"^{card}$")).click()
+    body = page.locator("#settings-body")
+    await expect(body).to_have_attribute("data-ready", "1")
+    name = await box_of(field(body, "Name"))
+    assert name["x"] >= 0
+    assert name["x"] + name["width"] <= 390, "the form runs off the screen's right edge"
+    assert name["width"] >= 200, "the form is squeezed beside the list"
+    wider = await body.evaluate("(page) => page.scrollWidth - page.clientWidth")
+    assert wider <= 0, f"the page is {wider} px wider than the screen: its form's fields are cut"
