@@ -12,9 +12,10 @@ from playwright.async_api import FloatRect, Locator, Page, expect
 from tests.web.conftest import LiveServer
 from tests.web.settings_pages import HubServer, field, hub_server, open_card
 from tests.web.support import YOU, Agent, lobby, turn
+from tests.web.test_usage_charts import usage_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
-__all__ = ["hub_server"]
+__all__ = ["hub_server", "usage_server"]
 
 LONG_ANSWER = "\n\n".join(f"Step {n}: a paragraph of the plan, a line long." for n in range(40))
 
@@ -249,20 +250,34 @@ async def test_a_reload_keeps_the_open_thread_open(page: Page, live_server: Live
     await expect(page.locator("#thread")).to_be_hidden()
 
 
-@pytest.mark.parametrize("card", ["Agents", "Models", "Rooms"])
-async def test_a_settings_page_on_a_phone_shows_its_form_whole(
-    page: Page, hub_server: HubServer, card: str
-) -> None:
+async def open_on_a_phone(page: Page, url: str, card: str) -> Locator:
+    """Open the settings page `card` in a phone-sized page; returns the hub's body."""
     await page.set_viewport_size({"width": 390, "height": 844})
-    await page.goto(hub_server.url)
+    await page.goto(url)
     await page.get_by_role("button", name="Rooms").click()  # the gear is in the folded list of rooms
     await page.get_by_role("button", name="Settings").click()
     await page.locator("#settings .card strong", has_text=re.compile(f"^{card}$")).click()
     body = page.locator("#settings-body")
     await expect(body).to_have_attribute("data-ready", "1")
+    return body
+
+
+@pytest.mark.parametrize("card", ["Agents", "Models", "Rooms"])
+async def test_a_settings_page_on_a_phone_shows_its_form_whole(
+    page: Page, hub_server: HubServer, card: str
+) -> None:
+    body = await open_on_a_phone(page, hub_server.url, card)
     name = await box_of(field(body, "Name"))
     assert name["x"] >= 0
     assert name["x"] + name["width"] <= 390, "the form runs off the screen's right edge"
     assert name["width"] >= 200, "the form is squeezed beside the list"
     wider = await body.evaluate("(page) => page.scrollWidth - page.clientWidth")
     assert wider <= 0, f"the page is {wider} px wider than the screen: its form's fields are cut"
+
+
+async def test_the_usage_charts_on_a_phone_keep_readable_labels(page: Page, usage_server: str) -> None:
+    body = await open_on_a_phone(page, usage_server, "Usage")
+    label = body.locator("figure.usage-chart.tokens text.name").first
+    await expect(label).to_be_visible()
+    height = await label.evaluate("(text) => text.getBoundingClientRect().height")
+    assert height >= 10, f"the chart's names are {height:.1f} px high: shrunk to the screen, unreadable"
