@@ -281,3 +281,16 @@ async def test_the_usage_charts_on_a_phone_keep_readable_labels(page: Page, usag
     await expect(label).to_be_visible()
     height = await label.evaluate("(text) => text.getBoundingClientRect().height")
     assert height >= 10, f"the chart's names are {height:.1f} px high: shrunk to the screen, unreadable"
+
+
+async def test_project_settings_on_a_phone_show_every_tab_and_the_save_button(
+    page: Page, hub_server: HubServer
+) -> None:
+    body = await open_on_a_phone(page, hub_server.url, "Project settings")
+    tabs = await body.locator(".tab").all()
+    assert len(tabs) >= 3
+    for control in [*tabs, body.get_by_role("button", name="Save Changes")]:
+        placed = await box_of(control)
+        name = await control.inner_text()
+        assert placed["x"] >= 0, f"{name} is cut at the left"
+        assert placed["x"] + placed["width"] <= 390, f"{name} runs off the screen"
