@@ -294,3 +294,26 @@ async def test_project_settings_on_a_phone_show_every_tab_and_the_save_button(
         name = await control.inner_text()
         assert placed["x"] >= 0, f"{name} is cut at the left"
         assert placed["x"] + placed["width"] <= 390, f"{name} runs off the screen"
+
+
+async def test_the_composer_grows_with_a_message_of_several_lines_and_shrinks_once_it_is_sent(
+    page: Page, live_server: LiveServer
+) -> None:
+    lobby(live_server.store)
+    await page.goto(f"{live_server.url}/?room=lobby")
+    composer = page.locator("#composer-input")
+    await expect(composer).to_be_enabled()
+    one_line = (await box_of(composer))["height"]
+    await composer.click()
+    for n in range(4):
+        await page.keyboard.type(f"line {n} of the request")
+        await page.keyboard.press("Shift+Enter")
+    await page.keyboard.type("and the last line")
+    assert await composer.evaluate("(box) => box.scrollHeight <= box.clientHeight"), "lines are hidden"
+    assert (await box_of(composer))["height"] > 3 * one_line
+    send = await box_of(page.locator("#composer button[type=submit]"))
+    assert send["height"] == one_line, "the Send button stays a line high beside the grown box"
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#timeline .message.mine")).to_have_count(1)
+    await expect(composer).to_have_value("")
+    assert (await box_of(composer))["height"] == one_line

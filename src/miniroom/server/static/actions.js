@@ -89,7 +89,17 @@ export function startEdit(message, view) {
   });
 }
 
+// The box grows with its text, up to a third of the window, so that a message of several lines can be read
+// before it is sent; an empty box (a sent message) is one line again.
+function fitText(input) {
+  input.style.height = "";
+  if (!input.value) return;
+  const border = input.offsetHeight - input.clientHeight;
+  input.style.height = `${Math.min(input.scrollHeight + border, Math.round(window.innerHeight / 3))}px`;
+}
+
 export function wireComposer(form, input, threadRoot) {
+  input.addEventListener("input", () => fitText(input));
   let unsent = null; // a send that failed: the same text sent again to the same place reuses its id
   const submit = async () => {
     const body = input.value;
@@ -100,6 +110,7 @@ export function wireComposer(form, input, threadRoot) {
       await send(body, root, unsent.txnId);
       unsent = null;
       input.value = "";
+      fitText(input);
       showStatus("");
     } catch (error) {
       showStatus(friendly(error, "send the message"));
