@@ -317,3 +317,10 @@ async def test_the_composer_grows_with_a_message_of_several_lines_and_shrinks_on
     await expect(page.locator("#timeline .message.mine")).to_have_count(1)
     await expect(composer).to_have_value("")
     assert (await box_of(composer))["height"] == one_line
+
+
+async def test_the_models_variable_buttons_stand_apart(page: Page, hub_server: HubServer) -> None:
+    body = await open_card(page, hub_server.url, "Models")
+    add = await box_of(body.get_by_role("button", name="Add variable"))
+    show = await box_of(body.get_by_role("button", name="Show", exact=True))
+    assert show["x"] - (add["x"] + add["width"]) >= 4, "Add variable and Show touch, as one button"
