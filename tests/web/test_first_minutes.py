@@ -324,3 +324,17 @@ async def test_the_models_variable_buttons_stand_apart(page: Page, hub_server: H
     add = await box_of(body.get_by_role("button", name="Add variable"))
     show = await box_of(body.get_by_role("button", name="Show", exact=True))
     assert show["x"] - (add["x"] + add["width"]) >= 4, "Add variable and Show touch, as one button"
+
+
+async def test_the_newest_message_stays_in_view_as_the_composer_grows(
+    page: Page, live_server: LiveServer
+) -> None:
+    room_id = lobby(live_server.store)
+    Agent(live_server.store, room_id).post(LONG_ANSWER)
+    await page.goto(f"{live_server.url}/?room=lobby")
+    await shows_its_end(page, "#timeline")
+    await page.locator("#composer-input").click()
+    for n in range(5):
+        await page.keyboard.type(f"line {n}")
+        await page.keyboard.press("Shift+Enter")
+    await shows_its_end(page, "#timeline")

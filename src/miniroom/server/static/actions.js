@@ -1,7 +1,7 @@
 // What the person does in the chat: send, react, edit. Each sent event goes through the page's own
 // `receive` (bound by app.js), as if it came from the stream.
 import { api, friendly } from "./api.js";
-import { button, element, showStatus } from "./dom.js";
+import { $, button, element, keepingEnds, showStatus } from "./dom.js";
 import { myReaction, state } from "./model.js";
 import { postingAs } from "./people.js";
 
@@ -99,7 +99,9 @@ function fitText(input) {
 }
 
 export function wireComposer(form, input, threadRoot) {
-  input.addEventListener("input", () => fitText(input));
+  // As the box grows, the room and the thread keep their newest message in view for whoever read there.
+  const fit = () => keepingEnds([$("timeline"), $("thread-timeline")], () => fitText(input));
+  input.addEventListener("input", fit);
   let unsent = null; // a send that failed: the same text sent again to the same place reuses its id
   const submit = async () => {
     const body = input.value;
@@ -110,7 +112,7 @@ export function wireComposer(form, input, threadRoot) {
       await send(body, root, unsent.txnId);
       unsent = null;
       input.value = "";
-      fitText(input);
+      fit();
       showStatus("");
     } catch (error) {
       showStatus(friendly(error, "send the message"));
