@@ -248,8 +248,21 @@ async def test_a_saved_config_goes_to_the_runtime(api: httpx.AsyncClient, projec
     response = await save(api, "config.yaml", shown["md5"], data=data)
     assert response.status_code == 200, response.text
     assert response.json()["applied"] == "applied now (agents added: scout)"
+    assert response.json()["model_problems"] == [], "scout's model has its key"
     assert list(told[0].agents) == ["helper", "scout"]
     assert project.config is told[0]
+
+
+async def test_a_saved_config_says_which_agents_model_cannot_be_used(api: httpx.AsyncClient) -> None:
+    shown = await read(api, "config.yaml")
+    data = shown["data"]
+    data["agents"]["scout"] = {"rooms": ["lobby"]}  # no model: the default one, whose key is not set
+    response = await save(api, "config.yaml", shown["md5"], data=data)
+    assert response.status_code == 200, response.text
+    [problem] = response.json()["model_problems"]
+    assert problem.startswith("Agent scout: ")
+    assert "DEEPSEEK_API_KEY" in problem
+    assert problem.endswith("Until then its model requests fail.")
 
 
 async def test_without_a_runtime_a_saved_config_says_to_restart(api: httpx.AsyncClient) -> None:

@@ -26,6 +26,7 @@ from miniroom.config.secrets import SecretLost, masked, unmasked
 from miniroom.config.settings_file import SettingsFileError
 from miniroom.config.yaml_edit import updated_text
 from miniroom.config.yaml_source import parse_yaml
+from miniroom.rooms.runtime.agents import model_problems
 from miniroom.server.auth import carries_token
 from miniroom.server.errors import ApiError, bad_request
 from miniroom.server.inputs import json_object, query_flag
@@ -106,9 +107,13 @@ async def write_file(request: Request) -> JSONResponse:
         raise ApiError(409, "M_CONFLICT", str(conflict), {"md5": conflict.current}) from None
     except Refused as refused:
         raise _invalid(project.files, refused.problems) from None
-    applied = await _apply(project, saved) if name == DEFAULT_CONFIG else APPLIES_TO_NEW_SESSIONS
+    applied, unusable = (
+        await _apply(project, saved) if name == DEFAULT_CONFIG else (APPLIES_TO_NEW_SESSIONS, [])
+    )
     warnings = [_problem_json(project.files, problem) for problem in saved.problems]
-    return JSONResponse({**_summary(saved), "problems": warnings, "applied": applied})
+    return JSONResponse(
+        {**_summary(saved), "problems": warnings, "applied": applied, "model_problems": unusable}
+    )
 
 
 async def settings_defaults(request: Request) -> JSONResponse:
@@ -156,12 +161,15 @@ def _data_of(snapshot: Snapshot) -> Any:
         return None
 
 
-async def _apply(project: Project, saved: Snapshot) -> str:
+async def _apply(project: Project, saved: Snapshot) -> tuple[str, list[str]]:
+    """Hand a saved config.yaml to the runtime: what happened, in words, and why an agent's model cannot be
+    used (no key, say), which the file's checks cannot tell and the agent's first turn would."""
     try:
         config = await asyncio.to_thread(load_checked_config, saved.file.path)
     except ConfigError as error:  # valid when written; changed again since
-        return f"saved, but it no longer loads: {error}"
-    return await project.apply(config)
+        return f"saved, but it no longer loads: {error}", []
+    applied = await project.apply(config)
+    return applied, await asyncio.to_thread(model_problems, config, project.env)
 
 
 def _summary(snapshot: Snapshot) -> dict[str, Any]:

@@ -5,7 +5,7 @@ import { api, carriedReads, endEarlyReads, friendly, token } from "./api.js";
 import { bindActions, newTxnId, roomPath, send, startEdit, toggleReaction, wireComposer } from "./actions.js";
 import { showAttachment, wireAttachments } from "./attachments.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
-import { $, button, element, showStatus } from "./dom.js";
+import { $, button, element, keepingEnds, showStatus } from "./dom.js";
 import { exportThread } from "./export.js";
 import { formWidget } from "./forms.js";
 import { wireHub } from "./hub.js";
@@ -123,7 +123,7 @@ function renderMessage(message, inThread) {
   item.append(meta, element("div", "body"), element("div", "reactions"), actions(message, inThread));
   if (!inThread) {
     const thread = element("div", "thread-summary");
-    thread.append(element("button", "thread-link"), errorLabel());
+    thread.append(element("button", "thread-link"), element("span", "writing muted"), errorLabel());
     item.append(thread);
   }
   message.views.push(item);
@@ -179,6 +179,10 @@ function refresh(message) {
       link.parentElement.hidden = message.replies === 0;
       link.textContent = `${message.replies} ${message.replies === 1 ? "reply" : "replies"}`;
       link.onclick = () => openThread(message.event.event_id);
+      // The answer goes into the thread: the room shows that it is being written, without opening it.
+      const newest = state.newest.get(message.event.event_id);
+      const writing = newest && newest.streaming ? `${senderName(newest.event.sender)} is writing…` : "";
+      view.querySelector(".thread-summary .writing").textContent = writing;
       setErrorLabel(view.querySelector(".thread-summary .error"), failedTurn(message.event.event_id));
     }
   }
@@ -208,9 +212,8 @@ function refreshConversation(message) {
 // A new message follows the timeline's end if the person was reading there. A page of events is appended
 // without measuring (each measure would lay the page out again): its loader scrolls once at the end.
 function append(list, item, fromPage) {
-  const atBottom = !fromPage && list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-  list.append(item);
-  if (atBottom) list.scrollTop = list.scrollHeight;
+  if (fromPage) list.append(item);
+  else keepingEnds([list], () => list.append(item));
 }
 
 // Apply one event of the open room: from its page (with edits, reactions and reply counts bundled), from
@@ -238,9 +241,13 @@ function receive(event, fromPage) {
 function receiveEdit(event, fromPage) {
   const target = state.messages.get(relation(event).event_id);
   if (!target || redacted(event)) return;
-  applyEdit(target, event);
-  if (event.sender === target.event.sender) followTurn(target, !fromPage, refresh);
-  refreshConversation(target);
+  const show = () => {
+    applyEdit(target, event);
+    if (event.sender === target.event.sender) followTurn(target, !fromPage, refresh);
+    refreshConversation(target);
+  };
+  if (fromPage) show(); // a page's loader scrolls once, at its end
+  else keepingEnds([$("timeline"), $("thread-timeline")], show); // a reply growing as it streams
 }
 
 function receiveReaction(event) {
@@ -291,14 +298,14 @@ function receiveRoomName(event) {
 
 function showRoomHeader(room) {
   $("room-name").textContent = room.name;
+  $("composer-input").placeholder = `Message ${room.name} (Enter sends, Shift+Enter adds a line)`;
   $("room-topic").textContent = `${room.alias} · ${room.members.length} members`;
 }
 
 // Open `room`; `firstPage` is its newest events when they were asked for already (at start).
 async function openRoom(room, firstPage = null) {
   enterRoom(room);
-  closeThread();
-  history.replaceState(null, "", `?room=${encodeURIComponent(room.key)}`);
+  closeThread(); // and the address names the room alone
   showRoomHeader(room);
   showPerson();
   $("timeline").replaceChildren();
@@ -324,7 +331,6 @@ async function openRoom(room, firstPage = null) {
   for (const event of pending) fromStream(event);
   $("timeline").scrollTop = $("timeline").scrollHeight;
   for (const control of $("composer").elements) control.disabled = false;
-  $("composer-input").placeholder = `Message ${room.name} (Enter sends, Shift+Enter adds a line)`;
   $("composer-input").focus();
 }
 
@@ -374,8 +380,15 @@ function showPage(room, messages) {
   if (older.length) requestAnimationFrame(() => setTimeout(() => later(drawOlder, { timeout: 100 }), 0));
 }
 
+// The address names the open room and thread, so that a reload (in the middle of a reply, say) reopens both.
+function showAddress() {
+  const thread = state.threadRoot ? `&thread=${encodeURIComponent(state.threadRoot)}` : "";
+  history.replaceState(null, "", `?room=${encodeURIComponent(state.room.key)}${thread}`);
+}
+
 async function openThread(rootId) {
   state.threadRoot = rootId;
+  showAddress();
   $("thread").hidden = false;
   showErrorLabels();
   const list = $("thread-timeline");
@@ -413,6 +426,7 @@ function openPermalink(event) {
 function closeThread() {
   state.threadRoot = null;
   $("thread").hidden = true;
+  if (state.room) showAddress();
 }
 
 function fromStream(event) {
@@ -481,7 +495,8 @@ async function start() {
     showErrorLabels();
   });
   try {
-    const wanted = new URLSearchParams(location.search).get("room");
+    const address = new URLSearchParams(location.search);
+    const wanted = address.get("room");
     const { rooms: data, page: firstPage } = await firstReads(wanted);
     showRooms(data);
     // The stream starts where the earlier of the two reads stood, so nothing between them is missed.
@@ -491,8 +506,10 @@ async function start() {
     const room =
       data.rooms.find((r) => r.key === wanted || r.room_id === wanted) ||
       (data.rooms.length === 1 ? data.rooms[0] : undefined);
-    if (room) await openRoom(room, firstPage && firstPage.room_id === room.room_id ? firstPage : null);
-    else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
+    if (room) {
+      await openRoom(room, firstPage && firstPage.room_id === room.room_id ? firstPage : null);
+      if (address.get("thread")) await openThread(address.get("thread"));
+    } else if (!data.rooms.length) showStatus("No rooms yet: add rooms to config.yaml and start miniroom.");
     document.body.dataset.ready = "1"; // the rooms (and the room asked for) are shown
     performance.mark("miniroom:ready"); // how long opening the page took, on the browser's own clock
   } catch (error) {

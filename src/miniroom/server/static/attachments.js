@@ -113,6 +113,8 @@ export function showAttachment(container, event) {
   if (!MEDIA.has(content.msgtype) || !id || !container) return;
   const name = content.filename || content.body || "file";
   const mimetype = (content.info && content.info.mimetype) || "";
+  // A body that is only the file's name is no caption: the file's own line names it.
+  if (!content.filename || content.filename === content.body) container.replaceChildren();
   const box = element("div", "attachment");
   if (content.msgtype === "m.image" && SHOWN.has(mimetype)) {
     const image = element("img", "attachment-image");

@@ -47,7 +47,9 @@ export async function open(view, section) {
     data = { ...data, [section]: entries.entries };
     entries.problems = {};
     entries.render();
-    notice(page.top, "info", `Saved config.yaml: ${result.applied}. ${problemLines(result.problems)}`);
+    const unusable = (result.model_problems || []).join("\n");
+    const said = `Saved config.yaml: ${result.applied}. ${problemLines(result.problems)}`;
+    notice(page.top, unusable ? "warning" : "info", unusable ? `${said}\n${unusable}` : said);
     document.dispatchEvent(new CustomEvent("miniroom:rooms-changed"));
   };
   const refused = (problems) => {
@@ -99,7 +101,7 @@ function listToggles(value, key, legend, names) {
 }
 
 function agentForm(name, value, errors, context) {
-  const form = element("div", "agent-form");
+  const form = element("div", "agent-settings");
   const data = context.data();
   const models = [["", "The default model"], ...Object.keys(data.models || {}).map((alias) => [alias, alias])];
   const model = field("Model", select(models, value.model ?? ""), "An alias under Models");

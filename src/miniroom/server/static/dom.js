@@ -2,6 +2,14 @@
 
 export const $ = (id) => document.getElementById(id);
 
+// Make `change`; each of the `lists` that showed its end before it shows its end after it (whoever was reading
+// there follows what comes), while a list scrolled up to older messages stays where it is.
+export function keepingEnds(lists, change) {
+  const following = lists.filter((list) => list.scrollHeight - list.scrollTop - list.clientHeight < 40);
+  change();
+  for (const list of following) list.scrollTop = list.scrollHeight;
+}
+
 export function element(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
