@@ -7,7 +7,7 @@ import pytest
 from playwright.async_api import Page, Route, expect
 
 from tests.web.conftest import LiveServer
-from tests.web.support import YOU, Agent, lobby
+from tests.web.support import YOU, Agent, lobby, turn
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
@@ -81,3 +81,27 @@ async def test_an_error_toast_names_no_internal_ids(page: Page, live_server: Liv
     await message.get_by_title("React 👍").click()
     status = page.locator("#status")
     await expect(status).to_have_text("Could not react 👍: reload the page and try again.")
+
+
+async def test_a_reply_being_written_has_a_stop_button_that_puts_a_stop_sign_on_it(
+    page: Page, live_server: LiveServer
+) -> None:
+    agent = Agent(live_server.store, lobby(live_server.store))
+    done = agent.post("Answered.", turn=turn("done"))
+    reply = agent.post("Working on it", turn=turn("streaming"))
+    await page.goto(live_server.url)
+    messages = page.locator("#timeline .message")
+    await expect(messages.nth(1).get_by_role("button", name="Stop")).to_be_visible()
+    await expect(messages.nth(0).get_by_role("button", name="Stop")).to_have_count(0)  # a finished reply
+    await messages.nth(1).get_by_role("button", name="Stop").click()
+    await expect(messages.nth(1).locator(".chip", has_text="🛑")).to_have_text("🛑 1")
+    await expect(messages.nth(1).get_by_role("button", name="Stop")).to_have_count(0)  # stopped once
+    stops = [
+        event
+        for event in live_server.store.events_after(0)
+        if event["type"] == "m.reaction" and event["content"]["m.relates_to"]["key"] == "🛑"
+    ]
+    assert [(event["sender"], event["content"]["m.relates_to"]["event_id"]) for event in stops] == [
+        (YOU, reply)
+    ]
+    assert done != reply

@@ -24,6 +24,7 @@ class Relation:
     is_falling_back: bool = False
     replaces: str | None = None
     annotates: str | None = None
+    key: str | None = None  # a reaction's (annotation's) key, such as "👍"
     redacts: str | None = None
 
     @property
@@ -58,6 +59,10 @@ class RoomEvent:
     def is_message(self) -> bool:
         """A message someone posted: not an edit, reaction, redaction, state event or malformed event."""
         return self.type == MESSAGE_TYPE and self.body is not None and bool(self.sender) and not self.is_edit
+
+    @property
+    def is_reaction(self) -> bool:
+        return self.type == REACTION_TYPE and self.relation.annotates is not None and bool(self.relation.key)
 
     @property
     def is_text(self) -> bool:
@@ -118,6 +123,7 @@ def _relation(event: Mapping[str, Any], content: Mapping[str, Any]) -> Relation:
         is_falling_back=falling_back,
         replaces=target if rel_type == "m.replace" else None,
         annotates=target if rel_type == "m.annotation" else None,
+        key=_string(relates_to.get("key")) if rel_type == "m.annotation" else None,
         redacts=redacts,
     )
 

@@ -143,24 +143,29 @@ class RoomApprovals:
         body = event.body or ""
         if waiting is None or (waiting.kind == "approval" and read_decision(body) is None):
             return False
-        if event.sender != waiting.requester:
-            power_levels = await self.transport.power_levels(event.room_id)
-            if not is_room_admin(power_levels, event.sender):
-                if waiting.kind == "question":
-                    return False  # someone else talking in the conversation
-                log.info(
-                    "Ignoring %s's answer %s in %s: only %s or a room admin may answer",
-                    event.sender,
-                    event.event_id,
-                    event.room_id,
-                    waiting.requester or "a room admin",
-                )
-                return True
+        if not await may_decide(self.transport, event.room_id, event.sender, waiting.requester):
+            if waiting.kind == "question":
+                return False  # someone else talking in the conversation
+            log.info(
+                "Ignoring %s's answer %s in %s: only %s or a room admin may answer",
+                event.sender,
+                event.event_id,
+                event.room_id,
+                waiting.requester or "a room admin",
+            )
+            return True
         if waiting.future is None:
             self._early[waiting.key()] = (event.sender, body)
         elif not waiting.future.done():
             waiting.future.set_result((event.sender, body))
         return True
+
+
+async def may_decide(transport: RoomTransport, room_id: str, sender: str, requester: str) -> bool:
+    """Whether `sender` decides for a turn `requester` started: that person, or an admin of the room."""
+    if sender == requester:
+        return True
+    return is_room_admin(await transport.power_levels(room_id), sender)
 
 
 @dataclass

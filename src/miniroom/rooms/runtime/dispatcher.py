@@ -34,9 +34,11 @@ from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.scheduler import TurnScheduler
 from miniroom.rooms.runtime.slots import JudgmentSlots
 from miniroom.rooms.runtime.state_store import AgentModeStore, ThreadModeStore
+from miniroom.rooms.runtime.stops import StopHandler
 from miniroom.rooms.runtime.turn_prompts import TurnPrompts
 from miniroom.rooms.runtime.turn_queue import TurnQueue
 from miniroom.rooms.runtime.turns import TurnOutcome, TurnRunner
+from miniroom.rooms.stopping import is_stop
 from miniroom.rooms.transport import Event, RoomTransport
 
 log = logging.getLogger(__name__)
@@ -98,6 +100,7 @@ class RoomRuntime(ReadsLiveConfig):
             approvals=self.approvals,
         )
         prompts = TurnPrompts(self.facts, self.ledger, factory.own_workspace)
+        self.stops = StopHandler(transport, runner.running)
         self.turns = TurnScheduler(
             self.ledger, runner, self.facts.agent_name, self._after_turn, prompts.prompt
         )
@@ -192,6 +195,9 @@ class RoomRuntime(ReadsLiveConfig):
             return
         if self.facts.is_agent(event.sender):
             return  # our own echoes: hand-offs are taken from a reply's final text instead
+        if is_stop(event):
+            await self.stops.handle(event)
+            return
         if not event.is_edit and not event.is_message:
             return
         if event.is_message and not event.is_readable:

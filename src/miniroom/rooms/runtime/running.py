@@ -34,6 +34,8 @@ class RunningTurn:
     covered: int = 0
     wrap_up: bool = False
     published: Callable[[], str] = lambda: ""
+    reply_id: Callable[[], str | None] = lambda: None  # the reply's event, once posted
+    stopped_by: str | None = None  # who stopped the reply (a stop sign on it), if anyone did
     checking: asyncio.Lock = field(default_factory=asyncio.Lock)
     make_hook: MakeHook | None = None  # each engine agent's check between tool batches
     metrics: RoomMetrics | None = None
@@ -53,6 +55,12 @@ class RunningTurn:
         self.agents.append(agent)
         if self.make_hook is not None:
             agent.between_batches = self.make_hook(self, agent)
+
+    def stop(self, by: str) -> None:
+        """`by` stopped the reply: every engine agent of the turn aborts its request and kills its tools."""
+        self.stopped_by = self.stopped_by or by
+        for agent in self.agents:
+            agent.abort()
 
     def detach(self) -> None:
         """The engine agents are closed: they take nothing more."""
@@ -75,6 +83,13 @@ class RunningTurns:
 
     def get(self, key: TurnKey) -> RunningTurn | None:
         return self._turns.get(key)
+
+    def writing(self, room_id: str, reply_id: str) -> RunningTurn | None:
+        """The turn whose reply is the event `reply_id` of room `room_id`, while it runs."""
+        for running in self._turns.values():
+            if running.turn.conversation.room_id == room_id and running.reply_id() == reply_id:
+                return running
+        return None
 
     def begin(self, turn: Turn, make_hook: MakeHook | None = None) -> RunningTurn:
         running = RunningTurn(turn, make_hook=make_hook, metrics=self.metrics)

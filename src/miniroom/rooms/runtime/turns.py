@@ -36,6 +36,7 @@ from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, R
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
 from miniroom.rooms.runtime.team_turns import ReplySink, TeamTurns
 from miniroom.rooms.runtime.uploads import load_images
+from miniroom.rooms.stopping import stopped_line
 from miniroom.rooms.transport import RoomTransport
 
 __all__ = ["Turn", "TurnOutcome", "TurnRunner"]
@@ -113,6 +114,7 @@ class TurnRunner:
         )
         writer.start()
         running.published = lambda: writer.reply.text
+        running.reply_id = lambda: writer.reply_id
         threads = ChildThreads(
             self.transport, writer, lambda part: transaction_id(turn.event_id, turn.agent, part)
         )
@@ -123,7 +125,11 @@ class TurnRunner:
             writer.reply.end("interrupted", STOPPED, f"⚠ {display_name}: {STOPPED}")
             self._close_later(writer, threads)
             raise
-        if failure is None:
+        if running.stopped_by is not None:
+            stopped = f"stopped by {running.stopped_by}"
+            writer.reply.end("interrupted", stopped, stopped_line(display_name, running.stopped_by))
+            failure = failure or stopped  # a stopped reply hands nothing on
+        elif failure is None:
             writer.reply.end("done")
         else:
             writer.reply.end("failed", failure, f"⚠ {display_name} failed: {failure}")

@@ -18,6 +18,7 @@ import {
   failedTurn,
   followTurn,
   fromAgent,
+  myReaction,
   position,
   redacted,
   relation,
@@ -173,7 +174,7 @@ function refresh(message) {
     view.classList.toggle("edited", message.edited);
     view.classList.toggle("streaming", message.streaming);
     view.classList.toggle("deleted", message.body === undefined);
-    view.querySelector(".reactions").replaceChildren(...chips(message));
+    view.querySelector(".reactions").replaceChildren(...chips(message), ...stopButton(message));
     const link = view.querySelector(".thread-link");
     if (link) {
       link.parentElement.hidden = message.replies === 0;
@@ -186,6 +187,18 @@ function refresh(message) {
       setErrorLabel(view.querySelector(".thread-summary .error"), failedTurn(message.event.event_id));
     }
   }
+}
+
+// A reply being written can be stopped: the button puts a stop sign on it, which miniroom obeys when it
+// comes from the person who asked or a room admin (a Matrix user reacts with 🛑 the same way).
+const STOP_SIGN = "🛑";
+function stopButton(message) {
+  if (!fromAgent(message) || !message.streaming || myReaction(message, STOP_SIGN)) return [];
+  const stop = button("Stop", "Stop this reply: its request ends and its commands are killed", () =>
+    toggleReaction(message, STOP_SIGN),
+  );
+  stop.className = "chip stop-reply";
+  return [stop];
 }
 
 function chips(message) {
