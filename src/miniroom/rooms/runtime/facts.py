@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.conversation import Conversation, resolve_conversation
 from miniroom.rooms.events import RoomEvent
-from miniroom.rooms.mentions import plain_mentions
+from miniroom.rooms.mentions import plain_mentions, reads_plain_mentions
 from miniroom.rooms.policy import (
     RoomPolicy,
     RoomState,
@@ -17,7 +17,7 @@ from miniroom.rooms.policy import (
     room_thread_modes,
 )
 from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
-from miniroom.rooms.runtime.room_view import member_name, related_events, thread_state
+from miniroom.rooms.runtime.room_view import member_name, member_names, related_events, thread_state
 from miniroom.rooms.runtime.state_store import ThreadModeStore
 from miniroom.rooms.thread_mode import RoomRef
 from miniroom.rooms.transport import Event, RoomTransport
@@ -88,8 +88,9 @@ class RoomFacts(ReadsLiveConfig):
         related = await self.related(event)
         return resolve_conversation(event, related.get)
 
-    async def room_state(self, room_id: str) -> RoomState:
-        """Members, thread modes (with the `!thread_mode` override) and the agents config.yaml puts here."""
+    async def room_state(self, room_id: str, event: RoomEvent | None = None) -> RoomState:
+        """Members, thread modes (with the `!thread_mode` override) and the agents config.yaml puts here;
+        with `event` mentioning people in plain `@name` text, the members' names to read them by."""
         key = self._room_keys.get(room_id)
         alias = self.config.rooms[key].alias if key is not None else None
         modes, _router_mode = room_thread_modes(
@@ -97,7 +98,11 @@ class RoomFacts(ReadsLiveConfig):
         )
         joined = frozenset(await self.transport.joined_members(room_id))
         configured = frozenset(self.room_agents[key]) if key is not None else None
-        return RoomState(room_id, joined, modes, configured_agents=configured)
+        mentions = None
+        if event is not None and reads_plain_mentions(event):
+            people = [user_id for user_id in joined if user_id not in self.policy.agents_by_user_id]
+            mentions = self.policy.mention_index(await member_names(self.transport, room_id, people))
+        return RoomState(room_id, joined, modes, mentions, configured)
 
     async def thread(self, conversation: Conversation, answering: Iterable[str]) -> ThreadState:
         """The conversation's thread, with `answering` (agent names) as the agents still answering in it."""

@@ -62,7 +62,7 @@ class MessageHandler:
 
     async def _decide(self, event: RoomEvent, conversation: Conversation) -> RoomDecision:
         facts = self.context.facts
-        room = await facts.room_state(event.room_id)
+        room = await facts.room_state(event.room_id, event)
         answering = self.context.turns.queue.answering(conversation.room_id, conversation.thread_root)
         thread = await facts.thread(conversation, answering)
         return decide(event, facts.policy, room, conversation=conversation, thread=thread)

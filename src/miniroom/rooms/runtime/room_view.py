@@ -58,6 +58,15 @@ class DisplayNames(Protocol):
     async def display_name(self, room_id: str, user_id: str) -> str | None: ...
 
 
+async def member_names(
+    transport: RoomTransport, room_id: str, user_ids: Iterable[str]
+) -> dict[str, str | None]:
+    """Each member's display name when the transport knows it (None otherwise), for plain `@name` mentions."""
+    if not isinstance(transport, DisplayNames):
+        return dict.fromkeys(user_ids)
+    return {user_id: await transport.display_name(room_id, user_id) for user_id in user_ids}
+
+
 async def member_name(transport: RoomTransport, room_id: str, user_id: str) -> str:
     """The member's display name when the transport knows it, else the localpart of the user id."""
     if isinstance(transport, DisplayNames):
