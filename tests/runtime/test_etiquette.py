@@ -39,3 +39,16 @@ async def test_tagging_someone_not_in_the_room_in_plain_text_does_not_silence(
         await rooms.settle()
         [reply] = rooms.agent_messages(HELPER)
         assert rooms.shown_text(reply["event_id"]) == "I can look."
+
+
+@pytest.mark.parametrize("entry", ["#lobby:miniroom.local", "lobby"], ids=["full_alias", "room_key"])
+async def test_room_thread_modes_finds_the_room_by_its_full_alias_or_key(
+    tmp_path: Path, provider: ScriptedProvider, entry: str
+) -> None:
+    provider.script(Reply(text="At room level."))
+    agents = {"helper": {**agent_entry("Helper"), "room_thread_modes": {entry: "room"}}}
+    async with running_rooms(tmp_path, provider, agents) as rooms:
+        rooms.post("hello")
+        await rooms.settle()
+        [reply] = rooms.agent_messages(HELPER)
+        assert "m.relates_to" not in reply["content"], "room mode answers at room level, in no thread"

@@ -41,6 +41,7 @@ class RoomFacts(ReadsLiveConfig):
         self.hosted = frozenset(hosted) if hosted is not None else None
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}  # room id -> room key
+        self._server_name: str | None = None  # the rooms' homeserver, for their full aliases
         self._former_agents: set[str] = set()  # user ids of agents config.yaml no longer has
         self.read_config(config)
         self.reread()
@@ -69,7 +70,9 @@ class RoomFacts(ReadsLiveConfig):
         """Build the policy from the agents' and teams' user ids, the service account's (the router on
         Matrix), and map room ids to keys (the transport knows them all)."""
         user_ids = {name: self.transport.agent_user_id(name) for name in self.responders}
-        service = frozenset({self.transport.agent_user_id(SERVICE_ACCOUNT)})
+        service_id = self.transport.agent_user_id(SERVICE_ACCOUNT)
+        self._server_name = service_id.partition(":")[2] or None
+        service = frozenset({service_id})
         self.policy = room_policy(self.config, user_ids, service)
         self._room_keys = {}
         for key in self.config.rooms:
@@ -94,7 +97,7 @@ class RoomFacts(ReadsLiveConfig):
         key = self._room_keys.get(room_id)
         alias = self.config.rooms[key].alias if key is not None else None
         modes, _router_mode = room_thread_modes(
-            self.config, RoomRef(room_id, key, alias), self.thread_modes.get(room_id)
+            self.config, RoomRef(room_id, key, alias, self._server_name), self.thread_modes.get(room_id)
         )
         joined = frozenset(await self.transport.joined_members(room_id))
         configured = frozenset(self.room_agents[key]) if key is not None else None
