@@ -4,9 +4,14 @@ still answering in a thread."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from miniroom.rooms.conversation import chain_end, resolve_thread_root
+from miniroom.rooms.events import parse_event
 from miniroom.rooms.thread_mode import RoomRef
+from tests.rooms.factory import in_thread, message, relation_event, reply_to
 
 
 @pytest.mark.parametrize(
@@ -23,3 +28,41 @@ from miniroom.rooms.thread_mode import RoomRef
 )
 def test_a_room_goes_by_its_id_key_alias_and_full_alias(ref: RoomRef, names: tuple[str, ...]) -> None:
     assert ref.names() == names
+
+
+HISTORY: dict[str, dict[str, Any]] = {
+    "$root": message("root", event_id="$root"),
+    "$t1": message("in thread", event_id="$t1", **in_thread("$root")),
+    "$p1": message("plain reply to the root", event_id="$p1", **reply_to("$root")),
+    "$room1": message("room level", event_id="$room1"),
+}
+
+ROOT_CASES: dict[str, tuple[dict[str, Any], str | None]] = {
+    "plain_reply_to_a_root_joins_its_thread": (message("x", **reply_to("$root")), "$root"),
+    "plain_reply_chain_ending_at_a_root_joins_its_thread": (message("x", **reply_to("$p1")), "$root"),
+    "reaction_to_a_root_belongs_to_its_thread": (relation_event("reaction", "$root"), "$root"),
+    "plain_reply_to_a_message_with_no_thread_stays_room_level": (message("x", **reply_to("$room1")), None),
+    "a_root_itself_stays_room_level": (HISTORY["$root"], None),
+    "a_thread_relation_still_decides": (message("x", **in_thread("$t1")), "$t1"),
+}
+
+
+@pytest.mark.parametrize(("raw", "root"), ROOT_CASES.values(), ids=ROOT_CASES.keys())
+def test_a_plain_reply_reaching_a_threads_root_joins_the_thread(
+    raw: dict[str, Any], root: str | None
+) -> None:
+    assert resolve_thread_root(parse_event(raw), HISTORY.get, thread_roots={"$root"}) == root
+
+
+@pytest.mark.parametrize(
+    ("raw", "end"),
+    [
+        (message("x", **reply_to("$p1")), "$root"),
+        (message("x", **reply_to("$t1")), None),  # reaches a thread: no root to look for
+        (message("x"), None),  # relates to nothing: itself is no chain's end
+        (message("x", **reply_to("$missing")), None),
+    ],
+    ids=["ends_at_a_message_relating_to_nothing", "reaches_a_thread", "no_relation", "unknown_target"],
+)
+def test_chain_end(raw: dict[str, Any], end: str | None) -> None:
+    assert chain_end(parse_event(raw), HISTORY.get) == end

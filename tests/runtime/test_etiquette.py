@@ -4,6 +4,7 @@ of people, `room_thread_modes` by alias, plain replies to a thread's root, and w
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,12 @@ from tests.runtime.support import BOB, agent_entry, running_rooms
 
 HELPER = "@helper:miniroom.local"
 AGENTS = {"helper": agent_entry("Helper", "answers questions")}
+MENTIONS_BOB: dict[str, Any] = {"m.mentions": {"user_ids": [BOB]}}
+
+
+def plain_reply(event_id: str) -> dict[str, Any]:
+    """A reply as clients without threads send it: `m.in_reply_to`, no thread relation."""
+    return {"m.relates_to": {"m.in_reply_to": {"event_id": event_id}}}
 
 
 @pytest.mark.parametrize(
@@ -52,3 +59,28 @@ async def test_room_thread_modes_finds_the_room_by_its_full_alias_or_key(
         await rooms.settle()
         [reply] = rooms.agent_messages(HELPER)
         assert "m.relates_to" not in reply["content"], "room mode answers at room level, in no thread"
+
+
+async def test_a_plain_reply_to_a_threads_root_joins_that_thread(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="4"), Reply(text="6"), Reply(text="Then this."))
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        question = rooms.post("what is 2+2?")
+        await rooms.settle()
+        # A bridged client that shows no threads replies to the message the thread is on.
+        follow_up = rooms.post("and 3+3?", **plain_reply(question))
+        await rooms.settle()
+        first, second = rooms.agent_messages(HELPER)
+        assert first["content"]["m.relates_to"]["event_id"] == question
+        assert second["content"]["m.relates_to"]["rel_type"] == "m.thread"
+        assert second["content"]["m.relates_to"]["event_id"] == question, "it answered in a new thread"
+        assert second["content"]["m.relates_to"]["m.in_reply_to"] == {"event_id": follow_up}
+        # A plain reply to a message with no thread on it stays at room level: a thread starts on it.
+        rooms.store.join(rooms.lobby, BOB, "Bob")
+        lone = rooms.post("Bob?", **MENTIONS_BOB)  # for Bob: no agent answers
+        await rooms.settle()
+        answer = rooms.post("helper, then?", **plain_reply(lone))
+        await rooms.settle()
+        threads = [reply["content"]["m.relates_to"]["event_id"] for reply in rooms.agent_messages(HELPER)]
+        assert threads[2:] == [answer]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from miniroom.config.config_yaml import RoomsConfig
-from miniroom.rooms.conversation import Conversation, resolve_conversation
+from miniroom.rooms.conversation import Conversation, chain_end, resolve_conversation
 from miniroom.rooms.events import RoomEvent
 from miniroom.rooms.mentions import plain_mentions, reads_plain_mentions
 from miniroom.rooms.policy import (
@@ -17,7 +17,13 @@ from miniroom.rooms.policy import (
     room_thread_modes,
 )
 from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
-from miniroom.rooms.runtime.room_view import member_name, member_names, related_events, thread_state
+from miniroom.rooms.runtime.room_view import (
+    has_thread,
+    member_name,
+    member_names,
+    related_events,
+    thread_state,
+)
 from miniroom.rooms.runtime.state_store import ThreadModeStore
 from miniroom.rooms.thread_mode import RoomRef
 from miniroom.rooms.transport import Event, RoomTransport
@@ -88,8 +94,11 @@ class RoomFacts(ReadsLiveConfig):
         return await related_events(self.transport, event)
 
     async def conversation(self, event: RoomEvent) -> Conversation:
+        """The event's thread or room level; a plain reply to a thread's root joins that thread."""
         related = await self.related(event)
-        return resolve_conversation(event, related.get)
+        end = chain_end(event, related.get)
+        rooted = end is not None and await has_thread(self.transport, event.room_id, related[end])
+        return resolve_conversation(event, related.get, thread_roots=(end,) if rooted and end else ())
 
     async def room_state(self, room_id: str, event: RoomEvent | None = None) -> RoomState:
         """Members, thread modes (with the `!thread_mode` override) and the agents config.yaml puts here;
