@@ -8,10 +8,24 @@ from typing import Any
 
 import pytest
 
+from miniroom.config.config_yaml import ParticipationConfig
 from miniroom.rooms.conversation import chain_end, resolve_thread_root
+from miniroom.rooms.decide import decide
 from miniroom.rooms.events import parse_event
+from miniroom.rooms.policy import RoomPolicy, ThreadState
 from miniroom.rooms.thread_mode import RoomRef
-from tests.rooms.factory import in_thread, message, relation_event, reply_to
+from tests.rooms.factory import (
+    ALICE,
+    BOB,
+    HELPER,
+    in_thread,
+    message,
+    policy,
+    relation_event,
+    reply_to,
+    room,
+    summary,
+)
 
 
 @pytest.mark.parametrize(
@@ -66,3 +80,31 @@ def test_a_plain_reply_reaching_a_threads_root_joins_the_thread(
 )
 def test_chain_end(raw: dict[str, Any], end: str | None) -> None:
     assert chain_end(parse_event(raw), HISTORY.get) == end
+
+
+def _thread_decision(raw: dict[str, Any], thread: ThreadState, the_policy: RoomPolicy) -> dict[str, str]:
+    result = decide(parse_event(raw), the_policy, room(the_policy), thread=thread)
+    return {name: summary(decision) for name, decision in result.decisions.items()}
+
+
+@pytest.mark.parametrize("msgtype", ["m.image", "m.file", "m.audio", "m.video"])
+def test_in_a_thread_with_two_people_only_text_is_judged(msgtype: str) -> None:
+    """Participation: "The message is text in a thread with at least two human participants"."""
+    the_policy = policy(participation=ParticipationConfig())
+    thread = ThreadState(participants=frozenset({ALICE, HELPER}))
+    media = message("photo.jpg", sender=BOB, msgtype=msgtype, url="mxc://example.org/x", **in_thread())
+    assert _thread_decision(media, thread, the_policy)["helper"] == "silent multi_human_needs_mention"
+    text = message("and the photo?", sender=BOB, **in_thread())
+    assert _thread_decision(text, thread, the_policy)["helper"] == "judge"
+
+
+def test_an_agent_still_answering_in_a_thread_continues_it_before_its_reply_shows() -> None:
+    """Rule 3: the agent answering the thread's first message continues it, not whoever the router picks."""
+    the_policy = policy()
+    follow_up = message("and also the tests, please", **in_thread())
+    thread = ThreadState(participants=frozenset({ALICE}), answering=frozenset({HELPER}))
+    decided = _thread_decision(follow_up, thread, the_policy)
+    assert decided["helper"] == "respond in_thread"
+    assert decided["coder"] == decided["writer"] == "silent other_agent_in_thread"
+    nobody = _thread_decision(follow_up, ThreadState(participants=frozenset({ALICE})), the_policy)
+    assert nobody["helper"] == "route helper,coder,writer"

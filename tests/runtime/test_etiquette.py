@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.runtime.support import BOB, agent_entry, running_rooms
+from tests.runtime.support import BOB, agent_entry, running_rooms, until
 
 HELPER = "@helper:miniroom.local"
 AGENTS = {"helper": agent_entry("Helper", "answers questions")}
@@ -84,3 +84,23 @@ async def test_a_plain_reply_to_a_threads_root_joins_that_thread(
         await rooms.settle()
         threads = [reply["content"]["m.relates_to"]["event_id"] for reply in rooms.agent_messages(HELPER)]
         assert threads[2:] == [answer]
+
+
+async def test_a_follow_up_before_the_first_reply_shows_goes_to_the_agent_answering(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    agents = {"helper": agent_entry("Helper"), "coder": agent_entry("Coder")}
+    provider.script_for("Which agent answers?", Reply(text="helper"), Reply(text="coder"))
+    provider.script(Reply(text="On it.", delay=0.2), Reply(text="Tests too."))
+    async with running_rooms(tmp_path, provider, agents) as rooms:
+        question = rooms.post("please fix the build")
+        await until(lambda: len(provider.requests) >= 2, "the chosen agent's model request")
+        assert rooms.agent_messages(HELPER) == [], "the reply showed before the follow-up was sent"
+        rooms.post("and the tests too", thread=question)
+        await rooms.settle()
+        assert [rooms.shown_text(event["event_id"]) for event in rooms.agent_messages(HELPER)] == [
+            "On it.",
+            "Tests too.",
+        ]
+        assert rooms.agent_messages("@coder:miniroom.local") == []
+        assert len(provider.requests) == 3, "the router was asked again"

@@ -148,16 +148,21 @@ def decide(
 def _apply_thread_rules(
     builder: _Builder, eligible: Sequence[AgentPolicy], thread: ThreadState, tagged: bool
 ) -> None:
-    """Rules 3 and 4, and adaptive participation; `tagged`: the message mentions a person."""
+    """Rules 3 and 4, and adaptive participation (text only); `tagged`: the message mentions a person. An
+    agent still answering in the thread is in it, though its reply has not shown yet."""
     policy, sender = builder.policy, builder.event.sender
     if policy.count_humans(chain(thread.participants, (sender,))) >= 2:
-        if not tagged:
+        if not tagged and builder.event.is_text:
             builder.judge(agent for agent in eligible if may_judge(agent, thread))
         builder.silence(eligible, SilenceReason.MULTI_HUMAN_NEEDS_MENTION)
     elif len(eligible) > 1 and thread.too_long and not thread.answering:
         builder.silence(eligible, SilenceReason.THREAD_TOO_LONG)
     else:
-        in_thread = [agent for agent in eligible if agent.user_id in thread.participants]
+        in_thread = [
+            agent
+            for agent in eligible
+            if agent.user_id in thread.participants or agent.user_id in thread.answering
+        ]
         if in_thread:
             builder.pick(in_thread, ResponseReason.IN_THREAD)
             builder.silence(eligible, SilenceReason.OTHER_AGENT_IN_THREAD)
