@@ -10,7 +10,7 @@ import pytest
 
 from miniroom.config.config_yaml import ParticipationConfig
 from miniroom.rooms.conversation import chain_end, resolve_thread_root
-from miniroom.rooms.decide import decide
+from miniroom.rooms.decide import decide, regenerate_on_edit
 from miniroom.rooms.events import parse_event
 from miniroom.rooms.policy import RoomPolicy, ThreadState
 from miniroom.rooms.thread_mode import RoomRef
@@ -18,6 +18,7 @@ from tests.rooms.factory import (
     ALICE,
     BOB,
     HELPER,
+    edit,
     in_thread,
     message,
     policy,
@@ -108,3 +109,21 @@ def test_an_agent_still_answering_in_a_thread_continues_it_before_its_reply_show
     assert decided["coder"] == decided["writer"] == "silent other_agent_in_thread"
     nobody = _thread_decision(follow_up, ThreadState(participants=frozenset({ALICE})), the_policy)
     assert nobody["helper"] == "route helper,coder,writer"
+
+
+def test_editing_a_command_regenerates_no_agent_reply() -> None:
+    """Commands are answered by `commands`, never by agents: an edit of one is no question for an agent."""
+    history = {"$cmd": message("!thread_mode room", event_id="$cmd"), "$q": message("2+2?", event_id="$q")}
+    replies = {"$cmd": {"helper": "$notice"}, "$q": {"helper": "$answer"}}
+
+    def regenerated(target: str, body: str) -> list[str]:
+        found = regenerate_on_edit(
+            parse_event(edit(target, body)),
+            policy=policy(),
+            get_event=history.get,
+            agent_replies=lambda event_id: replies.get(event_id, {}),
+        )
+        return [regeneration.reply_event_id for regeneration in found]
+
+    assert regenerated("$cmd", "!thread_mode thread") == []
+    assert regenerated("$q", "3+3?") == ["$answer"]

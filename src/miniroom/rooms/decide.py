@@ -300,7 +300,8 @@ def regenerate_on_edit(
 
     `agent_replies(event_id)` maps agent name -> the reply it sent to that message. `newest_edit` is the
     newest edit seen so far for the same message: an older edit arriving late regenerates nothing.
-    Edits by agents, edits of unknown messages and edits by someone other than the author are ignored.
+    Edits by agents, edits of unknown messages, edits by someone other than the author and edits of `!`
+    commands (answered by `commands`, never by agents) are ignored.
     """
     target = edit.relation.replaces
     if target is None or edit.body is None or edit.sender in policy.agents_by_user_id:
@@ -310,6 +311,8 @@ def regenerate_on_edit(
     raw = get_event(target)
     original = parse_event(raw) if raw is not None else None
     if original is None or original.sender != edit.sender or original.is_edit:
+        return ()
+    if _blanket_silence(original) is SilenceReason.COMMAND:
         return ()
     replies = agent_replies(target)
     return tuple(
