@@ -104,3 +104,25 @@ async def test_a_follow_up_before_the_first_reply_shows_goes_to_the_agent_answer
         ]
         assert rooms.agent_messages("@coder:miniroom.local") == []
         assert len(provider.requests) == 3, "the router was asked again"
+
+
+async def test_a_person_whose_plain_reply_joined_the_thread_counts_among_its_people(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="Hi!"), Reply(text="Yes, Bob's idea works."))
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        rooms.store.join(rooms.lobby, BOB, "Bob")
+        root = rooms.post("hello")
+        await rooms.settle()
+        [answer] = rooms.agent_messages(HELPER)
+        rooms.post("let's ship it", sender=BOB, **plain_reply(answer["event_id"]))  # joins the thread
+        await rooms.settle()
+        rooms.post("agreed", thread=root)  # two people in the thread now: untagged, no agent answers
+        await rooms.settle()
+        assert len(rooms.agent_messages(HELPER)) == 1
+        rooms.post("@helper does that work?", thread=root)
+        await rooms.settle()
+        assert [rooms.shown_text(event["event_id"]) for event in rooms.agent_messages(HELPER)] == [
+            "Hi!",
+            "Yes, Bob's idea works.",
+        ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from dataclasses import replace
 
 from miniroom.config.config_yaml import RoomsConfig
 from miniroom.rooms.conversation import Conversation, chain_end, resolve_conversation
@@ -48,6 +49,9 @@ class RoomFacts(ReadsLiveConfig):
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}  # room id -> room key
         self._server_name: str | None = None  # the rooms' homeserver, for their full aliases
+        # Senders of plain replies that joined a thread, by (room id, thread root): a homeserver lists a
+        # thread's messages by their thread relation, which such replies lack.
+        self._joined_by_reply: dict[tuple[str, str], set[str]] = {}
         self._former_agents: set[str] = set()  # user ids of agents config.yaml no longer has
         self.read_config(config)
         self.reread()
@@ -117,9 +121,20 @@ class RoomFacts(ReadsLiveConfig):
         return RoomState(room_id, joined, modes, mentions, configured)
 
     async def thread(self, conversation: Conversation, answering: Iterable[str]) -> ThreadState:
-        """The conversation's thread, with `answering` (agent names) as the agents still answering in it."""
+        """The conversation's thread, with `answering` (agent names) as the agents still answering in it,
+        and the people whose plain replies joined it among its participants."""
         user_ids = [self.transport.agent_user_id(name) for name in answering]
-        return await thread_state(self.transport, conversation, user_ids)
+        state = await thread_state(self.transport, conversation, user_ids)
+        root = conversation.thread_root
+        joined = self._joined_by_reply.get((conversation.room_id, root)) if root is not None else None
+        return replace(state, participants=state.participants | joined) if joined else state
+
+    def posted(self, event: RoomEvent, conversation: Conversation) -> None:
+        """`event` was posted in `conversation`: a plain reply that joined a thread makes its sender one of
+        the thread's participants (for the multi-human rule)."""
+        root = conversation.thread_root
+        if root is not None and event.relation.thread_root is None and event.is_message:
+            self._joined_by_reply.setdefault((conversation.room_id, root), set()).add(event.sender)
 
     def agent_name(self, agent: str) -> str:
         """The display name of an agent or a team (its name once config.yaml no longer has it)."""

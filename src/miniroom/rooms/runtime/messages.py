@@ -28,6 +28,7 @@ class MessageHandler:
 
     async def handle(self, event: RoomEvent) -> None:
         conversation = await self.context.facts.conversation(event)
+        self.context.facts.posted(event, conversation)
         decision = await self._decide(event, conversation)
         prompt = f"{await self.context.facts.sender_name(event.room_id, event.sender)}: {event.body}"
         for name, outcome in decision.decisions.items():
