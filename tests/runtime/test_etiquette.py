@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.runtime.support import BOB, agent_entry, running_rooms, until
+from tests.runtime.support import BOB, agent_entry, prompt_of, running_rooms, until
 
 HELPER = "@helper:miniroom.local"
 AGENTS = {"helper": agent_entry("Helper", "answers questions")}
@@ -126,3 +126,19 @@ async def test_a_person_whose_plain_reply_joined_the_thread_counts_among_its_peo
             "Hi!",
             "Yes, Bob's idea works.",
         ]
+
+
+async def test_an_agent_is_told_the_plain_replies_that_joined_its_thread(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="Hi!"), Reply(text="Good idea."))
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        rooms.store.join(rooms.lobby, BOB, "Bob")
+        root = rooms.post("hello")
+        await rooms.settle()
+        [answer] = rooms.agent_messages(HELPER)
+        rooms.post("let's ship it", sender=BOB, **plain_reply(answer["event_id"]))
+        await rooms.settle()
+        rooms.post("@helper what do you think?", thread=root)
+        await rooms.settle()
+        assert prompt_of(provider.requests[-1]) == "Bob: let's ship it\n\nYou: @helper what do you think?"

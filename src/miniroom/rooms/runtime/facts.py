@@ -51,7 +51,7 @@ class RoomFacts(ReadsLiveConfig):
         self._server_name: str | None = None  # the rooms' homeserver, for their full aliases
         # Senders of plain replies that joined a thread, by (room id, thread root): a homeserver lists a
         # thread's messages by their thread relation, which such replies lack.
-        self._joined_by_reply: dict[tuple[str, str], set[str]] = {}
+        self._joined_by_reply: dict[tuple[str, str], dict[str, str]] = {}  # event id -> sender
         self._former_agents: set[str] = set()  # user ids of agents config.yaml no longer has
         self.read_config(config)
         self.reread()
@@ -125,16 +125,23 @@ class RoomFacts(ReadsLiveConfig):
         and the people whose plain replies joined it among its participants."""
         user_ids = [self.transport.agent_user_id(name) for name in answering]
         state = await thread_state(self.transport, conversation, user_ids)
-        root = conversation.thread_root
-        joined = self._joined_by_reply.get((conversation.room_id, root)) if root is not None else None
+        joined = frozenset(self._joined(conversation).values())
         return replace(state, participants=state.participants | joined) if joined else state
+
+    def joined_by_reply(self, conversation: Conversation) -> tuple[str, ...]:
+        """The plain replies (event ids, oldest first) that joined the conversation's thread while served."""
+        return tuple(self._joined(conversation))
+
+    def _joined(self, conversation: Conversation) -> dict[str, str]:
+        root = conversation.thread_root
+        return self._joined_by_reply.get((conversation.room_id, root), {}) if root is not None else {}
 
     def posted(self, event: RoomEvent, conversation: Conversation) -> None:
         """`event` was posted in `conversation`: a plain reply that joined a thread makes its sender one of
         the thread's participants (for the multi-human rule)."""
         root = conversation.thread_root
         if root is not None and event.relation.thread_root is None and event.is_message:
-            self._joined_by_reply.setdefault((conversation.room_id, root), set()).add(event.sender)
+            self._joined_by_reply.setdefault((conversation.room_id, root), {})[event.event_id] = event.sender
 
     def agent_name(self, agent: str) -> str:
         """The display name of an agent or a team (its name once config.yaml no longer has it)."""
