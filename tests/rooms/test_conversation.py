@@ -29,7 +29,10 @@ CASES: dict[str, tuple[dict[str, Any], str | None]] = {
     "plain_reply_to_a_thread_message_joins_the_thread": (message("x", **reply_to("$t1")), "$root"),
     "plain_reply_chain_reaching_a_thread_joins_it": (message("x", **reply_to("$p2")), "$root"),
     "plain_reply_chain_never_reaching_a_thread_stays_room_level": (message("x", **reply_to("$room2")), None),
-    "plain_reply_to_the_thread_root_stays_room_level": (message("x", **reply_to("$root")), None),
+    "plain_reply_to_a_message_not_known_as_a_thread_root_stays_room_level": (
+        message("x", **reply_to("$root")),
+        None,
+    ),
     "edit_of_a_thread_message_belongs_to_the_thread": (edit("$t1", "fixed"), "$root"),
     "reaction_to_a_thread_message_belongs_to_the_thread": (relation_event("reaction", "$t1"), "$root"),
     "redaction_of_a_thread_message_belongs_to_the_thread": (relation_event("redaction", "$p1"), "$root"),

@@ -140,8 +140,10 @@ ROWS = {
     "an_agent_not_in_the_room_does_not_judge": Row(
         UNTAGGED, TWO_HUMANS, {"helper": "silent not_in_room"}, room_options={"agents": (CODER, WRITER)}
     ),
-    "an_image_is_judged_as_text_is": Row(
-        message("photo.jpg", sender=BOB, msgtype="m.image", **in_thread()), TWO_HUMANS, {"helper": "judge"}
+    "an_image_is_never_judged": Row(
+        message("photo.jpg", sender=BOB, msgtype="m.image", **in_thread()),
+        TWO_HUMANS,
+        {"helper": NEEDS_MENTION},
     ),
     "a_location_is_never_judged": Row(
         message("Oslo", sender=BOB, msgtype="m.location", **in_thread()),

@@ -148,16 +148,21 @@ def decide(
 def _apply_thread_rules(
     builder: _Builder, eligible: Sequence[AgentPolicy], thread: ThreadState, tagged: bool
 ) -> None:
-    """Rules 3 and 4, and adaptive participation; `tagged`: the message mentions a person."""
+    """Rules 3 and 4, and adaptive participation (text only); `tagged`: the message mentions a person. An
+    agent still answering in the thread is in it, though its reply has not shown yet."""
     policy, sender = builder.policy, builder.event.sender
     if policy.count_humans(chain(thread.participants, (sender,))) >= 2:
-        if not tagged:
+        if not tagged and builder.event.is_text:
             builder.judge(agent for agent in eligible if may_judge(agent, thread))
         builder.silence(eligible, SilenceReason.MULTI_HUMAN_NEEDS_MENTION)
     elif len(eligible) > 1 and thread.too_long and not thread.answering:
         builder.silence(eligible, SilenceReason.THREAD_TOO_LONG)
     else:
-        in_thread = [agent for agent in eligible if agent.user_id in thread.participants]
+        in_thread = [
+            agent
+            for agent in eligible
+            if agent.user_id in thread.participants or agent.user_id in thread.answering
+        ]
         if in_thread:
             builder.pick(in_thread, ResponseReason.IN_THREAD)
             builder.silence(eligible, SilenceReason.OTHER_AGENT_IN_THREAD)
@@ -295,7 +300,8 @@ def regenerate_on_edit(
 
     `agent_replies(event_id)` maps agent name -> the reply it sent to that message. `newest_edit` is the
     newest edit seen so far for the same message: an older edit arriving late regenerates nothing.
-    Edits by agents, edits of unknown messages and edits by someone other than the author are ignored.
+    Edits by agents, edits of unknown messages, edits by someone other than the author and edits of `!`
+    commands (answered by `commands`, never by agents) are ignored.
     """
     target = edit.relation.replaces
     if target is None or edit.body is None or edit.sender in policy.agents_by_user_id:
@@ -305,6 +311,8 @@ def regenerate_on_edit(
     raw = get_event(target)
     original = parse_event(raw) if raw is not None else None
     if original is None or original.sender != edit.sender or original.is_edit:
+        return ()
+    if _blanket_silence(original) is SilenceReason.COMMAND:
         return ()
     replies = agent_replies(target)
     return tuple(

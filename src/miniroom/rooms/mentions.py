@@ -58,15 +58,24 @@ def extract_mentions(event: RoomEvent, index: MentionIndex) -> tuple[str, ...]:
     """The user ids `event` mentions, from the first source that has any; duplicates removed."""
     if event.mentions:
         return tuple(dict.fromkeys(event.mentions))
-    html = event.formatted_body
-    if html and "matrix.to" in html:
-        pills = pill_mentions(html)
-        if pills:
-            return pills
+    pills = _pills(event)
+    if pills:
+        return pills
     body = event.body
     if body and "@" in body:
         return plain_mentions(body, index)
     return ()
+
+
+def reads_plain_mentions(event: RoomEvent) -> bool:
+    """Whether `event`'s mentions come from plain `@name` text (no `m.mentions` ids, no pills), which
+    needs the room members' names to be read."""
+    return not event.mentions and not _pills(event) and "@" in (event.body or "")
+
+
+def _pills(event: RoomEvent) -> tuple[str, ...]:
+    html = event.formatted_body
+    return pill_mentions(html) if html and "matrix.to" in html else ()
 
 
 def pill_mentions(html: str) -> tuple[str, ...]:

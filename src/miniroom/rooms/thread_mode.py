@@ -25,11 +25,22 @@ class RoomRef:
 
     room_id: str
     key: str | None = None
-    alias: str | None = None
+    alias: str | None = None  # as config.yaml writes it: `lobby`, `#lobby` or `#lobby:server`
+    server_name: str | None = None  # the homeserver's, for the full alias
 
     def names(self) -> tuple[str, ...]:
-        """Room ID first, then key, then alias: the order a `room_thread_modes` entry is looked up in."""
-        return tuple(name for name in (self.room_id, self.key, self.alias) if name)
+        """Room ID first, then key, then alias (as written, then in full): the order a `room_thread_modes`
+        entry is looked up in."""
+        names = (self.room_id, self.key, self.alias, self.full_alias)
+        return tuple(dict.fromkeys(name for name in names if name))
+
+    @property
+    def full_alias(self) -> str | None:
+        """The room's Matrix alias, `#name:server`, made from its configured alias, else its key."""
+        name = (self.alias or self.key or "").removeprefix("#")
+        if ":" in name:
+            return f"#{name}"
+        return f"#{name}:{self.server_name}" if name and self.server_name else None
 
 
 def agent_thread_mode(

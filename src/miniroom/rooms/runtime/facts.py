@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from dataclasses import replace
 
 from miniroom.config.config_yaml import RoomsConfig
-from miniroom.rooms.conversation import Conversation, resolve_conversation
+from miniroom.rooms.conversation import Conversation, chain_end, resolve_conversation
 from miniroom.rooms.events import RoomEvent
-from miniroom.rooms.mentions import plain_mentions
+from miniroom.rooms.mentions import plain_mentions, reads_plain_mentions
 from miniroom.rooms.policy import (
     RoomPolicy,
     RoomState,
@@ -17,7 +18,13 @@ from miniroom.rooms.policy import (
     room_thread_modes,
 )
 from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
-from miniroom.rooms.runtime.room_view import member_name, related_events, thread_state
+from miniroom.rooms.runtime.room_view import (
+    has_thread,
+    member_name,
+    member_names,
+    related_events,
+    thread_state,
+)
 from miniroom.rooms.runtime.state_store import ThreadModeStore
 from miniroom.rooms.thread_mode import RoomRef
 from miniroom.rooms.transport import Event, RoomTransport
@@ -41,6 +48,10 @@ class RoomFacts(ReadsLiveConfig):
         self.hosted = frozenset(hosted) if hosted is not None else None
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}  # room id -> room key
+        self._server_name: str | None = None  # the rooms' homeserver, for their full aliases
+        # Senders of plain replies that joined a thread, by (room id, thread root): a homeserver lists a
+        # thread's messages by their thread relation, which such replies lack.
+        self._joined_by_reply: dict[tuple[str, str], dict[str, str]] = {}  # event id -> sender
         self._former_agents: set[str] = set()  # user ids of agents config.yaml no longer has
         self.read_config(config)
         self.reread()
@@ -69,7 +80,9 @@ class RoomFacts(ReadsLiveConfig):
         """Build the policy from the agents' and teams' user ids, the service account's (the router on
         Matrix), and map room ids to keys (the transport knows them all)."""
         user_ids = {name: self.transport.agent_user_id(name) for name in self.responders}
-        service = frozenset({self.transport.agent_user_id(SERVICE_ACCOUNT)})
+        service_id = self.transport.agent_user_id(SERVICE_ACCOUNT)
+        self._server_name = service_id.partition(":")[2] or None
+        service = frozenset({service_id})
         self.policy = room_policy(self.config, user_ids, service)
         self._room_keys = {}
         for key in self.config.rooms:
@@ -85,24 +98,50 @@ class RoomFacts(ReadsLiveConfig):
         return await related_events(self.transport, event)
 
     async def conversation(self, event: RoomEvent) -> Conversation:
+        """The event's thread or room level; a plain reply to a thread's root joins that thread."""
         related = await self.related(event)
-        return resolve_conversation(event, related.get)
+        end = chain_end(event, related.get)
+        rooted = end is not None and await has_thread(self.transport, event.room_id, related[end])
+        return resolve_conversation(event, related.get, thread_roots=(end,) if rooted and end else ())
 
-    async def room_state(self, room_id: str) -> RoomState:
-        """Members, thread modes (with the `!thread_mode` override) and the agents config.yaml puts here."""
+    async def room_state(self, room_id: str, event: RoomEvent | None = None) -> RoomState:
+        """Members, thread modes (with the `!thread_mode` override) and the agents config.yaml puts here;
+        with `event` mentioning people in plain `@name` text, the members' names to read them by."""
         key = self._room_keys.get(room_id)
         alias = self.config.rooms[key].alias if key is not None else None
         modes, _router_mode = room_thread_modes(
-            self.config, RoomRef(room_id, key, alias), self.thread_modes.get(room_id)
+            self.config, RoomRef(room_id, key, alias, self._server_name), self.thread_modes.get(room_id)
         )
         joined = frozenset(await self.transport.joined_members(room_id))
         configured = frozenset(self.room_agents[key]) if key is not None else None
-        return RoomState(room_id, joined, modes, configured_agents=configured)
+        mentions = None
+        if event is not None and reads_plain_mentions(event):
+            people = [user_id for user_id in joined if user_id not in self.policy.agents_by_user_id]
+            mentions = self.policy.mention_index(await member_names(self.transport, room_id, people))
+        return RoomState(room_id, joined, modes, mentions, configured)
 
     async def thread(self, conversation: Conversation, answering: Iterable[str]) -> ThreadState:
-        """The conversation's thread, with `answering` (agent names) as the agents still answering in it."""
+        """The conversation's thread, with `answering` (agent names) as the agents still answering in it,
+        and the people whose plain replies joined it among its participants."""
         user_ids = [self.transport.agent_user_id(name) for name in answering]
-        return await thread_state(self.transport, conversation, user_ids)
+        state = await thread_state(self.transport, conversation, user_ids)
+        joined = frozenset(self._joined(conversation).values())
+        return replace(state, participants=state.participants | joined) if joined else state
+
+    def joined_by_reply(self, conversation: Conversation) -> tuple[str, ...]:
+        """The plain replies (event ids, oldest first) that joined the conversation's thread while served."""
+        return tuple(self._joined(conversation))
+
+    def _joined(self, conversation: Conversation) -> dict[str, str]:
+        root = conversation.thread_root
+        return self._joined_by_reply.get((conversation.room_id, root), {}) if root is not None else {}
+
+    def posted(self, event: RoomEvent, conversation: Conversation) -> None:
+        """`event` was posted in `conversation`: a plain reply that joined a thread makes its sender one of
+        the thread's participants (for the multi-human rule)."""
+        root = conversation.thread_root
+        if root is not None and event.relation.thread_root is None and event.is_message:
+            self._joined_by_reply.setdefault((conversation.room_id, root), {})[event.event_id] = event.sender
 
     def agent_name(self, agent: str) -> str:
         """The display name of an agent or a team (its name once config.yaml no longer has it)."""

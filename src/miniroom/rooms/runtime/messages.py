@@ -28,6 +28,7 @@ class MessageHandler:
 
     async def handle(self, event: RoomEvent) -> None:
         conversation = await self.context.facts.conversation(event)
+        self.context.facts.posted(event, conversation)
         decision = await self._decide(event, conversation)
         prompt = f"{await self.context.facts.sender_name(event.room_id, event.sender)}: {event.body}"
         for name, outcome in decision.decisions.items():
@@ -62,7 +63,7 @@ class MessageHandler:
 
     async def _decide(self, event: RoomEvent, conversation: Conversation) -> RoomDecision:
         facts = self.context.facts
-        room = await facts.room_state(event.room_id)
+        room = await facts.room_state(event.room_id, event)
         answering = self.context.turns.queue.answering(conversation.room_id, conversation.thread_root)
         thread = await facts.thread(conversation, answering)
         return decide(event, facts.policy, room, conversation=conversation, thread=thread)

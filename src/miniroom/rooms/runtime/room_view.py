@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
@@ -10,6 +11,8 @@ from miniroom.rooms.conversation import MAX_CHAIN_HOPS, Conversation
 from miniroom.rooms.events import RoomEvent, parse_event
 from miniroom.rooms.policy import NEW_THREAD, ThreadState
 from miniroom.rooms.transport import Event, RoomTransport
+
+log = logging.getLogger(__name__)
 
 
 async def related_events(
@@ -30,6 +33,24 @@ async def related_events(
         found[target] = raw
         current = parse_event(raw)
     return found
+
+
+async def has_thread(transport: RoomTransport, room_id: str, raw: Event) -> bool:
+    """Whether the message `raw` is the root of a thread: Matrix bundles a thread's summary in its root's
+    `unsigned`, else the thread is read."""
+    unsigned = raw.get("unsigned")
+    relations = unsigned.get("m.relations") if isinstance(unsigned, dict) else None
+    if isinstance(relations, dict) and relations.get("m.thread"):
+        return True
+    event_id = raw.get("event_id")
+    if not isinstance(event_id, str):
+        return False
+    try:
+        thread = await transport.thread_events(room_id, event_id)
+    except Exception:
+        log.warning("Cannot read whether %s has a thread; a reply to it stays at room level", event_id)
+        return False
+    return any(event.get("event_id") != event_id for event in thread)
 
 
 async def thread_state(
@@ -56,6 +77,15 @@ class DisplayNames(Protocol):
     """Optional for a transport: members' display names (the `RoomTransport` protocol has none yet)."""
 
     async def display_name(self, room_id: str, user_id: str) -> str | None: ...
+
+
+async def member_names(
+    transport: RoomTransport, room_id: str, user_ids: Iterable[str]
+) -> dict[str, str | None]:
+    """Each member's display name when the transport knows it (None otherwise), for plain `@name` mentions."""
+    if not isinstance(transport, DisplayNames):
+        return dict.fromkeys(user_ids)
+    return {user_id: await transport.display_name(room_id, user_id) for user_id in user_ids}
 
 
 async def member_name(transport: RoomTransport, room_id: str, user_id: str) -> str:

@@ -13,10 +13,12 @@ from typing import Any
 from miniroom.rooms.runtime.facts import RoomFacts
 from miniroom.rooms.runtime.ledger import Turn, TurnLedger
 from miniroom.rooms.runtime.uploads import Uploads
+from miniroom.rooms.transport import Event
 from miniroom.rooms.turn_context import turn_context, unheard
 
 log = logging.getLogger(__name__)
 ROOM_READ_LIMIT = 200  # room-level messages read back at most; older ones are counted as "more than"
+MAX_JOINED = 50  # plain replies that joined a thread, read back at most (the newest)
 
 
 class TurnPrompts:
@@ -49,7 +51,7 @@ class TurnPrompts:
     async def _read(self, turn: Turn) -> Turn:
         transport, where = self.facts.transport, turn.conversation
         if where.thread_root is not None:
-            events = await transport.thread_events(where.room_id, where.thread_root)
+            events = await self._thread(turn)
             cut = False
         else:
             events = await transport.room_messages(where.room_id, ROOM_READ_LIMIT)
@@ -72,6 +74,24 @@ class TurnPrompts:
         )
         return replace(turn, prompt=prompt, images=tuple(received.images))
 
+    async def _thread(self, turn: Turn) -> list[Event]:
+        """The thread's messages, with the plain replies that joined it in their place (by time)."""
+        where, transport = turn.conversation, self.facts.transport
+        assert where.thread_root is not None
+        events = await transport.thread_events(where.room_id, where.thread_root)
+        listed = {event.get("event_id") for event in events}
+        joined = [event_id for event_id in self.facts.joined_by_reply(where) if event_id not in listed]
+        if not joined:
+            return events
+        fetched = [await transport.get_event(where.room_id, event_id) for event_id in joined[-MAX_JOINED:]]
+        merged = [*events, *(event for event in fetched if event is not None)]
+        return sorted(merged, key=lambda event: _timestamp(event))
+
     async def _names(self, room_id: str, events: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         senders = {str(event.get("sender")) for event in events if event.get("sender")}
         return {sender: await self.facts.sender_name(room_id, sender) for sender in senders}
+
+
+def _timestamp(event: Event) -> int:
+    timestamp = event.get("origin_server_ts")
+    return timestamp if type(timestamp) is int else 0
