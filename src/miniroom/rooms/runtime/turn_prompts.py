@@ -89,7 +89,7 @@ class TurnPrompts:
 
     async def _names(self, room_id: str, events: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         senders = {str(event.get("sender")) for event in events if event.get("sender")}
-        return {sender: await self.facts.sender_name(room_id, sender) for sender in senders}
+        return await self.facts.sender_names(room_id, senders)
 
 
 def _timestamp(event: Event) -> int:
