@@ -18,7 +18,7 @@ from miniroom.config.json_files import read_json_object, write_json_atomically
 
 REPLY_JOINS_FILE = "reply_joins.json"
 MAX_THREADS = 1000  # threads remembered; the one used least recently is forgotten first
-MAX_REPLIES = 50  # plain replies remembered per thread (the newest): as many as a prompt reads back
+MAX_REPLIES = 50  # plain replies remembered per thread (the newest), so the most a prompt reads back
 
 
 @dataclass
