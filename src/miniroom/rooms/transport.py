@@ -56,6 +56,9 @@ class RoomTransport(Protocol):
 
     async def joined_members(self, room_id: str) -> set[str]: ...
 
+    async def member_names(self, room_id: str) -> dict[str, str | None]:
+        """The joined members, user id -> display name (None without one), read in one request."""
+
     async def power_levels(self, room_id: str) -> Mapping[str, Any]:
         """The room's `m.room.power_levels` content (`users`, `users_default`, ...)."""
 

@@ -30,6 +30,7 @@ from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.modes import AgentModes
 from miniroom.rooms.runtime.participation import ParticipationQueue
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL
+from miniroom.rooms.runtime.reply_joins import ReplyJoins
 from miniroom.rooms.runtime.router import Router
 from miniroom.rooms.runtime.scheduler import TurnScheduler
 from miniroom.rooms.runtime.slots import JudgmentSlots
@@ -80,7 +81,7 @@ class RoomRuntime(ReadsLiveConfig):
         project_dir = project_dir or data_dir.parent
         tracking = data_dir / "tracking"
         self.ledger = TurnLedger(tracking)
-        self.facts = RoomFacts(self.live, transport, ThreadModeStore(tracking), hosted)
+        self.facts = RoomFacts(self.live, transport, ThreadModeStore(tracking), ReplyJoins(tracking), hosted)
         self.factory = factory = AgentFactory(self.live, data_dir, env, project_dir)
         factory.retry_sleep = retry_sleep
         slots = JudgmentSlots()  # every judgment of the process, the router's included

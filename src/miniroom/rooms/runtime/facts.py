@@ -18,11 +18,11 @@ from miniroom.rooms.policy import (
     room_thread_modes,
 )
 from miniroom.rooms.runtime.live_config import LiveConfig, ReadsLiveConfig
+from miniroom.rooms.runtime.reply_joins import ReplyJoins
 from miniroom.rooms.runtime.room_view import (
     has_thread,
-    member_name,
-    member_names,
     related_events,
+    shown_names,
     thread_state,
 )
 from miniroom.rooms.runtime.state_store import ThreadModeStore
@@ -40,18 +40,16 @@ class RoomFacts(ReadsLiveConfig):
         config: RoomsConfig | LiveConfig,
         transport: RoomTransport,
         thread_modes: ThreadModeStore,
+        reply_joins: ReplyJoins,
         hosted: Collection[str] | None = None,
     ) -> None:
         """`hosted`: the agents and teams this instance answers as (None: all); the policy knows them all, so
         that instances sharing a homeserver decide alike."""
-        self.transport, self.thread_modes = transport, thread_modes
+        self.transport, self.thread_modes, self.reply_joins = transport, thread_modes, reply_joins
         self.hosted = frozenset(hosted) if hosted is not None else None
         self.policy = RoomPolicy(agents=())
         self._room_keys: dict[str, str] = {}  # room id -> room key
         self._server_name: str | None = None  # the rooms' homeserver, for their full aliases
-        # Senders of plain replies that joined a thread, by (room id, thread root): a homeserver lists a
-        # thread's messages by their thread relation, which such replies lack.
-        self._joined_by_reply: dict[tuple[str, str], dict[str, str]] = {}  # event id -> sender
         self._former_agents: set[str] = set()  # user ids of agents config.yaml no longer has
         self.read_config(config)
         self.reread()
@@ -112,36 +110,36 @@ class RoomFacts(ReadsLiveConfig):
         modes, _router_mode = room_thread_modes(
             self.config, RoomRef(room_id, key, alias, self._server_name), self.thread_modes.get(room_id)
         )
-        joined = frozenset(await self.transport.joined_members(room_id))
         configured = frozenset(self.room_agents[key]) if key is not None else None
-        mentions = None
-        if event is not None and reads_plain_mentions(event):
-            people = [user_id for user_id in joined if user_id not in self.policy.agents_by_user_id]
-            mentions = self.policy.mention_index(await member_names(self.transport, room_id, people))
-        return RoomState(room_id, joined, modes, mentions, configured)
+        if event is None or not reads_plain_mentions(event):
+            joined = frozenset(await self.transport.joined_members(room_id))
+            return RoomState(room_id, joined, modes, None, configured)
+        names = await self.transport.member_names(room_id)  # the members and their names in one request
+        people = {
+            user_id: name for user_id, name in names.items() if user_id not in self.policy.agents_by_user_id
+        }
+        return RoomState(room_id, frozenset(names), modes, self.policy.mention_index(people), configured)
 
     async def thread(self, conversation: Conversation, answering: Iterable[str]) -> ThreadState:
         """The conversation's thread, with `answering` (agent names) as the agents still answering in it,
         and the people whose plain replies joined it among its participants."""
         user_ids = [self.transport.agent_user_id(name) for name in answering]
         state = await thread_state(self.transport, conversation, user_ids)
-        joined = frozenset(self._joined(conversation).values())
+        root = conversation.thread_root
+        joined = self.reply_joins.senders(conversation.room_id, root) if root is not None else frozenset()
         return replace(state, participants=state.participants | joined) if joined else state
 
     def joined_by_reply(self, conversation: Conversation) -> tuple[str, ...]:
-        """The plain replies (event ids, oldest first) that joined the conversation's thread while served."""
-        return tuple(self._joined(conversation))
-
-    def _joined(self, conversation: Conversation) -> dict[str, str]:
+        """The newest plain replies (event ids, oldest first) that joined the conversation's thread."""
         root = conversation.thread_root
-        return self._joined_by_reply.get((conversation.room_id, root), {}) if root is not None else {}
+        return self.reply_joins.replies(conversation.room_id, root) if root is not None else ()
 
     def posted(self, event: RoomEvent, conversation: Conversation) -> None:
         """`event` was posted in `conversation`: a plain reply that joined a thread makes its sender one of
         the thread's participants (for the multi-human rule)."""
         root = conversation.thread_root
         if root is not None and event.relation.thread_root is None and event.is_message:
-            self._joined_by_reply.setdefault((conversation.room_id, root), {})[event.event_id] = event.sender
+            self.reply_joins.record(conversation.room_id, root, event.event_id, event.sender)
 
     def agent_name(self, agent: str) -> str:
         """The display name of an agent or a team (its name once config.yaml no longer has it)."""
@@ -149,10 +147,14 @@ class RoomFacts(ReadsLiveConfig):
 
     async def sender_name(self, room_id: str, user_id: str) -> str:
         """How a sender is named in an agent's prompt: an agent's display name, else the member's."""
-        agent = self.policy.agents_by_user_id.get(user_id)
-        if agent is not None:
-            return self.agent_name(agent.name)
-        return await member_name(self.transport, room_id, user_id)
+        return (await self.sender_names(room_id, (user_id,)))[user_id]
+
+    async def sender_names(self, room_id: str, user_ids: Collection[str]) -> dict[str, str]:
+        """`sender_name` of each of `user_ids`, the room's members read once."""
+        agents = self.policy.agents_by_user_id
+        names = {user_id: self.agent_name(agents[user_id].name) for user_id in user_ids if user_id in agents}
+        people = [user_id for user_id in user_ids if user_id not in agents]
+        return names | (await shown_names(self.transport, room_id, people) if people else {})
 
     def mentioned_agents(self, text: str) -> tuple[str, ...]:
         """The user ids of the agents `text` mentions by name (for a reply's `m.mentions`)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
-from typing import Protocol, runtime_checkable
 
 from miniroom.rooms.conversation import MAX_CHAIN_HOPS, Conversation
 from miniroom.rooms.events import RoomEvent, parse_event
@@ -72,26 +71,10 @@ async def thread_state(
     return ThreadState(frozenset(participants), count, stored_bytes, frozenset(answering))
 
 
-@runtime_checkable
-class DisplayNames(Protocol):
-    """Optional for a transport: members' display names (the `RoomTransport` protocol has none yet)."""
-
-    async def display_name(self, room_id: str, user_id: str) -> str | None: ...
-
-
-async def member_names(
-    transport: RoomTransport, room_id: str, user_ids: Iterable[str]
-) -> dict[str, str | None]:
-    """Each member's display name when the transport knows it (None otherwise), for plain `@name` mentions."""
-    if not isinstance(transport, DisplayNames):
-        return dict.fromkeys(user_ids)
-    return {user_id: await transport.display_name(room_id, user_id) for user_id in user_ids}
-
-
-async def member_name(transport: RoomTransport, room_id: str, user_id: str) -> str:
-    """The member's display name when the transport knows it, else the localpart of the user id."""
-    if isinstance(transport, DisplayNames):
-        name = await transport.display_name(room_id, user_id)
-        if name:
-            return name
-    return user_id.removeprefix("@").partition(":")[0] or user_id
+async def shown_names(transport: RoomTransport, room_id: str, user_ids: Iterable[str]) -> dict[str, str]:
+    """Each member's display name, else the localpart of the user id; the room's members read once."""
+    names = await transport.member_names(room_id)
+    return {
+        user_id: names.get(user_id) or user_id.removeprefix("@").partition(":")[0] or user_id
+        for user_id in user_ids
+    }

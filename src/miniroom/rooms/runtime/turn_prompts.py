@@ -18,7 +18,6 @@ from miniroom.rooms.turn_context import turn_context, unheard
 
 log = logging.getLogger(__name__)
 ROOM_READ_LIMIT = 200  # room-level messages read back at most; older ones are counted as "more than"
-MAX_JOINED = 50  # plain replies that joined a thread, read back at most (the newest)
 
 
 class TurnPrompts:
@@ -83,13 +82,13 @@ class TurnPrompts:
         joined = [event_id for event_id in self.facts.joined_by_reply(where) if event_id not in listed]
         if not joined:
             return events
-        fetched = [await transport.get_event(where.room_id, event_id) for event_id in joined[-MAX_JOINED:]]
+        fetched = [await transport.get_event(where.room_id, event_id) for event_id in joined]
         merged = [*events, *(event for event in fetched if event is not None)]
         return sorted(merged, key=lambda event: _timestamp(event))
 
     async def _names(self, room_id: str, events: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         senders = {str(event.get("sender")) for event in events if event.get("sender")}
-        return {sender: await self.facts.sender_name(room_id, sender) for sender in senders}
+        return await self.facts.sender_names(room_id, senders)
 
 
 def _timestamp(event: Event) -> int:

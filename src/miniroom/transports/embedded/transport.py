@@ -114,9 +114,9 @@ class EmbeddedTransport:
         members = await asyncio.to_thread(self._store.members, room_id)
         return {member.user_id for member in members}
 
-    async def display_name(self, room_id: str, user_id: str) -> str | None:
+    async def member_names(self, room_id: str) -> dict[str, str | None]:
         members = await asyncio.to_thread(self._store.members, room_id)
-        return next((member.display_name for member in members if member.user_id == user_id), None)
+        return {member.user_id: member.display_name or None for member in members}
 
     async def power_levels(self, room_id: str) -> Mapping[str, Any]:
         return await asyncio.to_thread(self._store.power_levels, room_id)

@@ -195,11 +195,13 @@ class MatrixTransport:
         members = await self._router.api.get_joined_members(RoomID(room_id))
         return {str(user) for user in members}
 
-    async def display_name(self, room_id: str, user_id: str) -> str | None:
-        """The member's display name in this room (what clients show), or None."""
+    async def member_names(self, room_id: str) -> dict[str, str | None]:
+        """Display names as this room shows them, from GET /rooms/{roomId}/joined_members."""
         members = await self._router.api.get_joined_members(RoomID(room_id))
-        member = members.get(UserID(user_id))
-        return str(member.displayname) if member is not None and member.displayname else None
+        return {
+            str(user): str(member.displayname) if member.displayname else None
+            for user, member in members.items()
+        }
 
     async def power_levels(self, room_id: str) -> Mapping[str, Any]:
         """The content; in room version 12 the creators are added to `users` (see `with_creators`)."""
