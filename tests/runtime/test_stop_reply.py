@@ -23,7 +23,8 @@ def react(rooms: Rooms, target: str, key: str, sender: str = HUMAN) -> None:
 
 def final_content(rooms: Rooms, reply: dict[str, Any]) -> dict[str, Any]:
     edits = rooms.edits_of(reply["event_id"])
-    return edits[-1]["content"]["m.new_content"] if edits else reply["content"]
+    content: dict[str, Any] = edits[-1]["content"]["m.new_content"] if edits else reply["content"]
+    return content
 
 
 async def test_a_stop_sign_on_a_reply_being_written_ends_it_as_stopped_by_that_person(
@@ -69,7 +70,8 @@ async def test_only_the_asker_or_a_room_admin_may_stop_a_reply(
     async with running_rooms(tmp_path, provider, AGENTS) as rooms:
         rooms.store.join(rooms.lobby, BOB, "Bob")
         rooms.store.join(rooms.lobby, CAROL, "Carol")
-        rooms.post("@Helper a long question", sender=BOB, **{"m.mentions": {"user_ids": [HELPER]}})
+        mentions: dict[str, Any] = {"m.mentions": {"user_ids": [HELPER]}}
+        rooms.post("@Helper a long question", sender=BOB, **mentions)
         reply = await rooms.first_message(HELPER)
         react(rooms, reply["event_id"], "🛑", sender=CAROL)  # ignored: Carol did not ask and is no admin
         react(rooms, reply["event_id"], "👍", sender=BOB)  # any other reaction is just a reaction
