@@ -51,9 +51,9 @@ test: lint typecheck unit fuzz
 # free port on 127.0.0.1 and its data lives in the test's own temporary folder.
 PYTEST := $(BIN)/pytest -q -n 2 --dist loadfile
 
-# The quick loop while working: every test but the Matrix, browser and end-to-end ones (tests/matrix,
-# tests/cli and the modules marked so) and the fuzzing (`make fuzz`), in about two minutes. `make test` still
-# runs them all.
+# The quick loop while working: every test but the Matrix, browser, end-to-end and slow ones (tests/matrix,
+# tests/cli and the modules or tests marked so) and the fuzzing (`make fuzz`), in under a minute on two cores.
+# `make test` still runs them all.
 test-fast: $(STAMP)
 	$(PYTEST) -m "not matrix and not browser and not e2e and not slow" --ignore=tests/fuzz
 
