@@ -7,7 +7,7 @@ import { showAttachment, wireAttachments } from "./attachments.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
 import { $, button, element, keepingEnds, showStatus } from "./dom.js";
 import { exportThread } from "./export.js";
-import { formWidget } from "./forms.js";
+import { formWidget, refusal, whoMayAnswer } from "./forms.js";
 import { wireHub } from "./hub.js";
 import {
   ROOM_LEVEL,
@@ -162,7 +162,8 @@ function bodyHooks(message) {
   };
   return {
     tool: (segment) => toolCard(state.room.room_id, eventId, segment.tool, segment.text),
-    form: (segment) => formWidget(eventId, segment.index, segment.form, submit),
+    form: (segment) => formWidget(eventId, segment.index, segment.form, submit, refusal(segment.form)),
+    who: whoMayAnswer,
   };
 }
 
