@@ -14,21 +14,25 @@ from typing import Any
 
 from miniroom.engine import Answer, ApprovalRequest, Decision, Question, chosen_option
 from miniroom.rooms.approvals import (
-    APPROVAL_BUTTONS,
+    Who,
     answered_line,
+    approval_buttons,
     approval_card,
     buttons,
     decision_line,
     question_card,
     read_answer,
     read_decision,
+    refused_line,
     stopped_line,
 )
 from miniroom.rooms.commands import is_room_admin
+from miniroom.rooms.content import MESSAGE_EVENT, conversation_relation, message_content
 from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.events import RoomEvent
-from miniroom.rooms.runtime.ledger import Turn
+from miniroom.rooms.runtime.ledger import Turn, transaction_id
 from miniroom.rooms.runtime.replies import ReplyWriter
+from miniroom.rooms.runtime.room_view import member_names
 from miniroom.rooms.runtime.state_store import read_json_object, write_json_atomically
 from miniroom.rooms.transport import RoomTransport
 
@@ -153,12 +157,34 @@ class RoomApprovals:
                 event.room_id,
                 waiting.requester or "a room admin",
             )
+            await self._refuse(waiting, event)
             return True
         if waiting.future is None:
             self._early[waiting.key()] = (event.sender, body)
         elif not waiting.future.done():
             waiting.future.set_result((event.sender, body))
         return True
+
+    async def _refuse(self, waiting: Waiting, event: RoomEvent) -> None:
+        """Tell whoever answered a card they may not decide that their answer did not count: a notice in
+        reply to it, in the card's conversation, sent once however often the answer is read."""
+        who = await who_decides(self.transport, waiting.room_id, waiting.requester)
+        relation = conversation_relation(waiting.thread_root, event.event_id)
+        content = message_content(refused_line(who), relates_to=relation)
+        content["msgtype"] = "m.notice"
+        sender = self.transport.agent_user_id(waiting.agent)
+        txn_id = transaction_id(event.event_id, waiting.agent, "refused")
+        try:
+            await self.transport.send(sender, waiting.room_id, MESSAGE_EVENT, content, txn_id=txn_id)
+        except Exception:
+            log.exception("Telling %s their answer did not count failed in %s", event.sender, event.room_id)
+
+
+async def who_decides(transport: RoomTransport, room_id: str, requester: str) -> Who:
+    """Who may answer a card of a turn `requester` started, with their display name when the room has one."""
+    if not requester:
+        return Who(requester)
+    return Who(requester, (await member_names(transport, room_id, [requester])).get(requester))
 
 
 async def may_decide(transport: RoomTransport, room_id: str, sender: str, requester: str) -> bool:
@@ -191,10 +217,16 @@ class RoomPerson:
             self.writer.reply_id,
         )
 
+    async def _who(self) -> Who:
+        return await who_decides(
+            self.approvals.transport, self.turn.conversation.room_id, self.turn.requester
+        )
+
     async def approve(self, request: ApprovalRequest) -> Decision:
         reply = self.writer.reply
-        card = approval_card(request.summary, request.rule, request.reason, self.turn.requester)
-        reply.ask(request.call_id, card, APPROVAL_BUTTONS, self.turn.requester)
+        who = await self._who()
+        card = approval_card(request.summary, request.rule, request.reason, who)
+        reply.ask(request.call_id, card, approval_buttons(who), self.turn.requester)
         self.writer.refresh()
         waiting = self._waiting("approval", request.call_id, asdict(request))
         try:
@@ -210,9 +242,9 @@ class RoomPerson:
 
     async def answer(self, question: Question) -> Answer | None:
         reply = self.writer.reply
-        form = buttons(list(question.options)) if question.options else None
-        requester = self.turn.requester
-        reply.ask(question.call_id, question_card(question.text, requester), form, requester)
+        who = await self._who()
+        form = buttons(list(question.options), who) if question.options else None
+        reply.ask(question.call_id, question_card(question.text, who), form, self.turn.requester)
         self.writer.refresh()
         waiting = self._waiting("question", question.call_id, asdict(question))
         answer: Answer | None = None

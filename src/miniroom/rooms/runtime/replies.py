@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +19,10 @@ from miniroom.engine import (
     UsageReported,
     retry_line,
 )
-from miniroom.llm import Usage, usage_to_dict
+from miniroom.llm import Usage, usage_from_dict, usage_to_dict
 from miniroom.rooms.content import (
     MESSAGE_EVENT,
+    TURN_KEY,
     TurnState,
     conversation_relation,
     edit_content,
@@ -29,6 +30,7 @@ from miniroom.rooms.content import (
     turn_info,
 )
 from miniroom.rooms.forms import degrade_forms
+from miniroom.rooms.judge_context import shown_content
 from miniroom.rooms.transport import Content, RoomTransport
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,9 @@ MAX_LISTED_TOOLS = 100
 MAX_SUMMARY_CHARS = 160
 # A background task's outcome on its start call's card: the beginning; the whole is in the task's thread.
 MAX_OUTCOME_CHARS = 400
+EARLIER_USAGE = "earlier_usage"  # in a reply's turn info: the spend of the answers it replaced
+# A room-level reply edited in place is looked for among the room's newest messages; a thread's, in all of it.
+EARLIER_REPLY_WINDOW = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,7 @@ class ReplyText:
         self.retries: list[dict[str, Any]] = []
         self.tools: dict[str, dict[str, Any]] = {}  # call id -> id, name, summary, status
         self.usage: Usage | None = None  # the turn's spend so far, failed attempts included
+        self.earlier: Usage | None = None  # what the answers this reply replaced spent (regenerated in place)
         self.paragraphs: list[str] = []  # one per finished assistant message with text
         self._current: list[str] = []  # the streaming message's deltas, joined only when read
         self.state: TurnState = "streaming"
@@ -172,12 +178,33 @@ class ReplyText:
         usage = None if self.usage is None else turn_usage(self.usage)
         asked = [form for _, form in sorted(self._asks.values(), key=lambda item: item[0]) if form]
         tools, forms = list(self.tools.values()), asked + degrade_forms(self.text)[1]
-        return turn_info(self.state, self.retries, self.error, tools=tools, usage=usage, forms=forms)
+        info = turn_info(self.state, self.retries, self.error, tools=tools, usage=usage, forms=forms)
+        if self.earlier is not None:
+            info[EARLIER_USAGE] = turn_usage(self.earlier)
+        return info
 
 
 def turn_usage(usage: Usage) -> dict[str, Any]:
     """The spend as sessions store it, but the cost as decimal text: Matrix events hold no fractions."""
     return {**usage_to_dict(usage), "cost": {"total": f"{usage.cost:.6f}"}}
+
+
+def spent(content: Mapping[str, Any]) -> Usage | None:
+    """What a reply's content says its answers spent, the ones it replaced included; None if nothing."""
+    info = content.get(TURN_KEY)
+    if not isinstance(info, Mapping):
+        return None
+    parts = [info.get(key) for key in ("usage", EARLIER_USAGE)]
+    usages = [usage_from_dict(dict(part)) for part in parts if isinstance(part, Mapping)]
+    if not usages:
+        return None
+    return Usage(
+        input=sum(usage.input for usage in usages),
+        output=sum(usage.output for usage in usages),
+        cache_read=sum(usage.cache_read for usage in usages),
+        cache_write=sum(usage.cache_write for usage in usages),
+        cost=sum(usage.cost for usage in usages),
+    )
 
 
 def _listed_tool(event: ToolStarted) -> dict[str, Any]:
@@ -266,7 +293,26 @@ class ReplyWriter:
         await self._send(self.reply.render() or EMPTY_REPLY, mentions)
         return self.reply_id
 
+    async def _read_earlier(self) -> None:
+        """A reply edited in place (regenerated, or resumed after a restart) keeps counting what its earlier
+        answers spent: what was spent is spent, as the usage page counts it."""
+        target = self.target
+        if target.edit_of is None:
+            return
+        try:
+            if target.thread_root is not None:
+                events = await self.transport.thread_events(target.room_id, target.thread_root)
+            else:
+                events = await self.transport.room_messages(target.room_id, EARLIER_REPLY_WINDOW)
+        except Exception:
+            log.exception("Reading the reply %s in %s to edit failed", target.edit_of, target.room_id)
+            return
+        earlier = next((event for event in events if event.get("event_id") == target.edit_of), None)
+        if earlier is not None:
+            self.reply.earlier = spent(shown_content(earlier))
+
     async def _run(self) -> None:
+        await self._read_earlier()
         while not self._finishing.is_set():
             await self._wake.wait()
             self._wake.clear()

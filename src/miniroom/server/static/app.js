@@ -7,7 +7,7 @@ import { showAttachment, wireAttachments } from "./attachments.js";
 import { toolCard, wireCompactToggle } from "./cards.js";
 import { $, button, element, keepingEnds, showStatus } from "./dom.js";
 import { exportThread } from "./export.js";
-import { formWidget } from "./forms.js";
+import { formWidget, refusal, whoMayAnswer } from "./forms.js";
 import { wireHub } from "./hub.js";
 import {
   ROOM_LEVEL,
@@ -31,7 +31,8 @@ import { wireNarrow } from "./narrow.js";
 import { showPerson, wirePeople } from "./people.js";
 import { renderBody } from "./render.js";
 
-const REACTIONS = ["👍", "❤️", "😄", "🎉", "👀"];
+// Each reaction's words, for a screen reader and for a browser without an emoji font.
+const REACTIONS = { "👍": "thumbs up", "❤️": "heart", "😄": "smile", "🎉": "party", "👀": "eyes" };
 // Written by hand, not by Intl.NumberFormat: a page's first formatter costs the browser tens of milliseconds
 // to make (its locale data), more than drawing a screen of messages. Same text: 1234567 -> "1,234,567".
 function groupDigits(count) {
@@ -112,6 +113,7 @@ function errorLabel() {
 
 function renderMessage(message, inThread) {
   const item = element("li", "message");
+  item.tabIndex = 0; // reachable by Tab: its toolbar shows while it (or a button in it) has the focus
   item.dataset.eventId = message.event.event_id;
   if (message.event.sender === state.userId) item.classList.add("mine");
   const meta = element("div", "meta");
@@ -134,7 +136,11 @@ function renderMessage(message, inThread) {
 
 function actions(message, inThread) {
   const bar = element("div", "actions");
-  for (const key of REACTIONS) bar.append(button(key, `React ${key}`, () => toggleReaction(message, key)));
+  for (const [key, words] of Object.entries(REACTIONS)) {
+    const react = button(key, `React ${key}: ${words}`, () => toggleReaction(message, key));
+    react.setAttribute("aria-label", `React with ${words}`);
+    bar.append(react);
+  }
   if (!inThread) bar.append(button("Reply in thread", "Open the thread", () => openThread(message.event.event_id)));
   if (message.event.sender === state.userId) {
     bar.append(button("Edit", "Edit your message", (event) => startEdit(message, event.target.closest(".message"))));
@@ -156,7 +162,8 @@ function bodyHooks(message) {
   };
   return {
     tool: (segment) => toolCard(state.room.room_id, eventId, segment.tool, segment.text),
-    form: (segment) => formWidget(eventId, segment.index, segment.form, submit),
+    form: (segment) => formWidget(eventId, segment.index, segment.form, submit, refusal(segment.form)),
+    who: whoMayAnswer,
   };
 }
 
@@ -208,6 +215,7 @@ function chips(message) {
     const chip = button(`${key} ${senders.size}`, mine ? `${names}; click to remove yours` : names, () =>
       toggleReaction(message, key),
     );
+    chip.setAttribute("aria-label", `${REACTIONS[key] || key}: ${senders.size}, from ${names}`);
     chip.className = mine ? "chip mine" : "chip";
     chip.setAttribute("aria-pressed", String(mine));
     return chip;

@@ -146,16 +146,20 @@ export function enterRoom(room) {
 }
 
 // What a conversation's agent replies have spent so far, failed attempts included: {cost, tokens}; the
-// room's (ROOM_LEVEL) counts its threads too.
+// room's (ROOM_LEVEL) counts its threads too. A reply regenerated in place counts its earlier answers too
+// (`earlier_usage`): what was spent is spent, as the usage page counts it.
 export function spend(conversation) {
   let cost = 0;
   let tokens = 0;
   for (const message of state.messages.values()) {
-    const usage = message.turn && message.turn.usage;
+    const turn = message.turn;
     const outside = conversation !== ROOM_LEVEL && message.threadRoot !== conversation;
-    if (!usage || !fromAgent(message) || outside) continue;
-    cost += Number(usage.cost && usage.cost.total) || 0;
-    tokens += usage.totalTokens || 0;
+    if (!turn || !fromAgent(message) || outside) continue;
+    for (const usage of [turn.usage, turn.earlier_usage]) {
+      if (!usage) continue;
+      cost += Number(usage.cost && usage.cost.total) || 0;
+      tokens += usage.totalTokens || 0;
+    }
   }
   return { cost, tokens };
 }

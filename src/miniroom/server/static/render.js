@@ -174,8 +174,21 @@ export function toolLine(text) {
   return [before, link, after];
 }
 
+// A card's form names who may answer as its text above says it (`who`, e.g. "@ann:example.org or a room admin"):
+// that text reads as `words(form)` gives it for the reader ("You or a room admin").
+function readerWords(segments, words) {
+  segments.forEach((segment, index) => {
+    const above = segments[index - 1];
+    if (!segment.form || !segment.form.who || !above || above.kind !== "markdown") return;
+    const at = above.text.lastIndexOf(segment.form.who);
+    if (at < 0) return;
+    above.text = above.text.slice(0, at) + words(segment.form) + above.text.slice(at + segment.form.who.length);
+  });
+}
+
 // Fill `container` with a message's body: its segments, or a note that it was deleted. `hooks` may draw a tool
-// line as a card (`tool(segment)`) and a form (`form(segment)`); without them both show as text.
+// line as a card (`tool(segment)`) and a form (`form(segment)`), and word a card's "who may answer" for its
+// reader (`who(form)`); without them all show as written.
 export function renderBody(container, body, turn, fromAgent, hooks = {}) {
   if (typeof body !== "string") {
     const note = document.createElement("em");
@@ -184,8 +197,10 @@ export function renderBody(container, body, turn, fromAgent, hooks = {}) {
     container.replaceChildren(note);
     return;
   }
+  const segments = bodySegments(body, turn, fromAgent);
+  if (hooks.who) readerWords(segments, hooks.who);
   container.replaceChildren(
-    ...bodySegments(body, turn, fromAgent).map((segment) => {
+    ...segments.map((segment) => {
       const drawn = hooks[segment.kind] && (segment.tool || segment.form) ? hooks[segment.kind](segment) : null;
       if (drawn) return drawn;
       const part = document.createElement("div");
