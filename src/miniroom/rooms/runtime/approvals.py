@@ -32,7 +32,6 @@ from miniroom.rooms.conversation import Conversation
 from miniroom.rooms.events import RoomEvent
 from miniroom.rooms.runtime.ledger import Turn, transaction_id
 from miniroom.rooms.runtime.replies import ReplyWriter
-from miniroom.rooms.runtime.room_view import member_names
 from miniroom.rooms.runtime.state_store import read_json_object, write_json_atomically
 from miniroom.rooms.transport import RoomTransport
 
@@ -184,7 +183,7 @@ async def who_decides(transport: RoomTransport, room_id: str, requester: str) ->
     """Who may answer a card of a turn `requester` started, with their display name when the room has one."""
     if not requester:
         return Who(requester)
-    return Who(requester, (await member_names(transport, room_id, [requester])).get(requester))
+    return Who(requester, (await transport.member_names(room_id)).get(requester))
 
 
 async def may_decide(transport: RoomTransport, room_id: str, sender: str, requester: str) -> bool:
