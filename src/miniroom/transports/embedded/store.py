@@ -21,6 +21,7 @@ from miniroom.transports.embedded.notify import Notifier
 from miniroom.transports.embedded.redactions import REDACT_POWER, REDACTION, apply_redaction, check_redaction
 from miniroom.transports.embedded.relations import NONE, RelationColumns, check_relation
 from miniroom.transports.embedded.schema import connect
+from miniroom.transports.embedded.typing import Typing
 
 DATABASE_NAME = "rooms.sqlite3"
 ROOM_NAME = "m.room.name"
@@ -56,6 +57,7 @@ class RoomStore:
         self._lock = threading.Lock()
         self._connection = connect(path)
         self.notifier = Notifier(self.latest_position())
+        self.typing = Typing(self.notifier.notify)  # who types where: kept in memory only
         with self._write() as connection:
             # The display name is configuration, so the newest setting wins in every room.
             connection.execute(
