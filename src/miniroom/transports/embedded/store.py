@@ -246,13 +246,17 @@ class RoomStore:
         None comes each time a wait for more ends with nothing new (at most a second apart, or at once on
         `notifier.notify()`), so a follower can stop or keep its connection alive.
         """
+        # What the follower heard of when it asks for more: a notice it missed (typing) ends the next wait.
+        wakes = self.notifier.wakes
         while True:
             batch = await asyncio.to_thread(self.events_after, position, _FOLLOW_BATCH)
             for event in batch:
+                wakes = self.notifier.wakes
                 yield event
                 position = event["unsigned"]["stream_position"]
             if not batch:
-                await self.notifier.wait_beyond(position, _FOLLOW_WAIT_SECONDS)
+                await self.notifier.wait_beyond(position, _FOLLOW_WAIT_SECONDS, wakes)
+                wakes = self.notifier.wakes
                 yield None
 
     def page(self, room_id: str, query: timeline.PageQuery) -> tuple[list[Event], int]:
