@@ -182,8 +182,8 @@ function refresh(message) {
       // The answer goes into the thread: the room shows that it is being thought over or written, without
       // opening it (before its first reply, the summary shows only that).
       const newest = state.newest.get(message.event.event_id);
-      const writing =
-        newest && newest.streaming ? `${senderName(newest.event.sender)} is writing…` : thinking(message.event.event_id);
+      const streaming = newest && newest.streaming;
+      const writing = streaming ? `${senderName(newest.event.sender)} is writing…` : thinking(message.event.event_id);
       link.hidden = message.replies === 0;
       link.parentElement.hidden = message.replies === 0 && !writing;
       view.querySelector(".thread-summary .writing").textContent = writing;
