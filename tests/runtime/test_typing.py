@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import pytest
+
+from miniroom.config.config_yaml import MatrixConfig
+from miniroom.rooms.runtime.typing import TypingNotice
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from miniroom.transports.embedded.typing import THREADS_KEY
+from miniroom.transports.matrix import MatrixTransport
 from tests.runtime.support import Rooms, agent_entry, running_rooms, until
 
 HELPER = "@helper:miniroom.local"
@@ -59,3 +65,22 @@ async def test_typing_ends_after_a_failure_and_after_a_reply(
         failed, answered = rooms.agent_messages(HELPER)
         assert "failed" in rooms.shown_text(failed["event_id"])
         assert rooms.shown_text(answered["event_id"]) == "Here."
+
+
+async def test_a_typing_notice_that_cannot_be_sent_is_logged_at_debug_level_and_raises_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = MatrixConfig(homeserver="http://127.0.0.1:9", server_name="example.org")
+    unsigned = MatrixTransport(config, tmp_path)  # never started: it has no account to send as
+    notice = TypingNotice(unsigned, "@miniroom_helper:example.org", "!room:example.org", None)
+    caplog.set_level(logging.DEBUG, logger="miniroom.rooms.runtime.typing")
+
+    def logged() -> list[logging.LogRecord]:
+        return [record for record in caplog.records if record.name == "miniroom.rooms.runtime.typing"]
+
+    notice.start()
+    await until(logged, "the failed notice to be logged")
+    await notice.ended()
+    [shown, withdrawn] = logged()
+    assert shown.levelno == withdrawn.levelno == logging.DEBUG
+    assert "is not one of miniroom's Matrix accounts" in shown.getMessage()
