@@ -51,6 +51,12 @@ class RoomTransport(Protocol):
         Sent again with the same `txn_id` (by the same sender in the same room), it returns the event the
         first send stored instead of storing another, as Matrix's PUT /send/{eventType}/{txnId} does."""
 
+    async def set_typing(
+        self, sender: str, room_id: str, typing: bool, *, seconds: float, thread_root: str | None = None
+    ) -> None:
+        """Show `sender` (an agent's user id) as typing in the room for `seconds`, or no longer when
+        not `typing`; `thread_root`: the thread its words will appear in, for clients that show where."""
+
     async def get_event(self, room_id: str, event_id: str) -> Event | None:
         """An earlier event, or None when it is unknown or cannot be read."""
 

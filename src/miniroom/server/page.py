@@ -66,6 +66,7 @@ _PAGE = """<!doctype html>
     </header>
     <ol id="timeline" class="timeline" aria-live="polite"
       data-hint="Pick a room from the list of rooms to read its messages and write in it."></ol>
+    <p id="room-typing" class="typing" aria-live="polite"></p>
     <form id="composer" class="composer">
       <textarea id="composer-input" rows="1" placeholder="Message (Enter sends, Shift+Enter adds a line)"
         aria-label="Message" disabled></textarea>
@@ -84,6 +85,7 @@ _PAGE = """<!doctype html>
       <button type="button" id="thread-close" class="icon" aria-label="Close thread">×</button>
     </header>
     <ol id="thread-timeline" class="timeline"></ol>
+    <p id="thread-typing" class="typing" aria-live="polite"></p>
     <form id="thread-composer" class="composer">
       <textarea id="thread-input" rows="1" placeholder="Reply in thread"
         aria-label="Reply in thread"></textarea>

@@ -243,11 +243,14 @@ class ReplyWriter:
         *,
         interval: float = DEFAULT_EDIT_INTERVAL,
         on_posted: Callable[[str], None] | None = None,
+        on_shown: Callable[[], None] | None = None,
     ) -> None:
+        """`on_posted` gets the reply's event id once it is posted; `on_shown` is called after every send
+        (a post or an edit) that went through."""
         self.transport, self.target, self.interval = transport, target, interval
         self.reply = ReplyText()
         self.reply_id: str | None = target.edit_of
-        self._on_posted = on_posted
+        self._on_posted, self._on_shown = on_posted, on_shown
         self._sent: tuple[str, tuple[str, ...], Content] | None = None  # body, mentions, turn info
         self._wake = asyncio.Event()
         self._posted = asyncio.Event()
@@ -338,6 +341,8 @@ class ReplyWriter:
             log.exception("Sending a reply in %s as %s failed", self.target.room_id, self.target.sender)
             return
         self._sent = (body, mentions, turn)
+        if self._on_shown is not None:
+            self._on_shown()
 
     @property
     def _sent_mentions(self) -> tuple[str, ...]:

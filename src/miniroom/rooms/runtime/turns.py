@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from miniroom.rooms.runtime.outbox import Outbox, SendFileTool, post_files
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
 from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
 from miniroom.rooms.runtime.team_turns import ReplySink, TeamTurns
+from miniroom.rooms.runtime.typing import TypingNotice
 from miniroom.rooms.runtime.uploads import load_images
 from miniroom.rooms.stopping import stopped_line
 from miniroom.rooms.transport import RoomTransport
@@ -79,7 +80,8 @@ class TurnRunner:
         self.modes = modes  # `!mode` choices and the agents' access to miniroom-agent; None: neither
         self.mentions = mentions  # the user ids a reply's final text mentions, for its `m.mentions`
         self.edit_interval = edit_interval
-        self.closing: set[asyncio.Task[Any]] = set()  # replies of cancelled turns being marked interrupted
+        # replies of cancelled turns being marked interrupted, typing notices being withdrawn
+        self.closing: set[asyncio.Task[Any]] = set()
         self.running = RunningTurns(metrics)
         self.approvals = approvals
         self.teams = TeamTurns(factory, failure_reason, self._team_person)
@@ -91,11 +93,13 @@ class TurnRunner:
         return self.approvals.person(turn, sink)
 
     async def run(self, turn: Turn, display_name: str) -> TurnOutcome:
-        """Run `turn` to its end, logged from start to end with its outcome, duration and usage."""
+        """Run `turn` to its end, logged from start to end with its outcome, duration and usage; the agent
+        shows as typing until its reply is first sent or the turn ends."""
         running = self.running.begin(turn, self.mid_turn.hook if self.mid_turn is not None else None)
+        typing = self._typing(turn)
         outcome: TurnState = "failed"  # what an unexpected exception on the way out counts as
         try:
-            result = await self._reply(turn, display_name, running)
+            result = await self._reply(turn, display_name, running, typing.end)
             outcome = "failed" if result.failed else "done"
             return result
         except asyncio.CancelledError:
@@ -103,14 +107,25 @@ class TurnRunner:
             raise
         finally:
             self.running.end(running, outcome)
+            self._later(typing.ended(), f"typing of {turn.agent} for {turn.event_id}")
 
-    async def _reply(self, turn: Turn, display_name: str, running: RunningTurn) -> TurnOutcome:
+    def _typing(self, turn: Turn) -> TypingNotice:
+        """The agent shown as typing where its reply goes, from now on."""
+        where, sender = turn.conversation, self.transport.agent_user_id(turn.agent)
+        notice = TypingNotice(self.transport, sender, where.room_id, where.thread_root)
+        notice.start()
+        return notice
+
+    async def _reply(
+        self, turn: Turn, display_name: str, running: RunningTurn, shown: Callable[[], None]
+    ) -> TurnOutcome:
         earlier = self.ledger.in_flight(turn.event_id, turn.agent)
         writer = ReplyWriter(
             self.transport,
             self._target(turn, earlier),
             interval=self.edit_interval,
             on_posted=lambda reply_id: self.ledger.posted(turn, reply_id),
+            on_shown=shown,
         )
         writer.start()
         running.published = lambda: writer.reply.text
@@ -172,9 +187,11 @@ class TurnRunner:
         return await writer.finish(mentions)
 
     def _close_later(self, writer: ReplyWriter, threads: ChildThreads) -> None:
-        closing = asyncio.create_task(
-            self._finish(writer, threads), name=f"interrupt {writer.target.in_reply_to}"
-        )
+        self._later(self._finish(writer, threads), f"interrupt {writer.target.in_reply_to}")
+
+    def _later(self, work: Coroutine[Any, Any, Any], name: str) -> None:
+        """Finish `work` after the turn, even a cancelled one; `settle` waits for it."""
+        closing = asyncio.create_task(work, name=name)
         self.closing.add(closing)
         closing.add_done_callback(self.closing.discard)
 

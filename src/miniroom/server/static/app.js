@@ -184,15 +184,59 @@ function refresh(message) {
     view.querySelector(".reactions").replaceChildren(...chips(message), ...stopButton(message));
     const link = view.querySelector(".thread-link");
     if (link) {
-      link.parentElement.hidden = message.replies === 0;
       link.textContent = `${message.replies} ${message.replies === 1 ? "reply" : "replies"}`;
       link.onclick = () => openThread(message.event.event_id);
-      // The answer goes into the thread: the room shows that it is being written, without opening it.
+      // The answer goes into the thread: the room shows that it is being thought over or written, without
+      // opening it (before its first reply, the summary shows only that).
       const newest = state.newest.get(message.event.event_id);
-      const writing = newest && newest.streaming ? `${senderName(newest.event.sender)} is writing…` : "";
+      const streaming = newest && newest.streaming;
+      const writing = streaming ? `${senderName(newest.event.sender)} is writing…` : thinking(message.event.event_id);
+      link.hidden = message.replies === 0;
+      link.parentElement.hidden = message.replies === 0 && !writing;
       view.querySelector(".thread-summary .writing").textContent = writing;
       setErrorLabel(view.querySelector(".thread-summary .error"), failedTurn(message.event.event_id));
     }
+  }
+}
+
+// --- Who is thinking ---------------------------------------------------------------------------------
+// An agent shows from the start of its turn until its reply appears: the stream's `m.typing` events say who,
+// and where each writes (a thread root, or null for the room itself).
+const typingByRoom = new Map(); // room id -> Map(user id -> [thread root or null])
+
+// "Helper is thinking…" for those of the open room who will write at `where` (a thread root, or null).
+function thinking(where) {
+  const typists = (state.room && typingByRoom.get(state.room.room_id)) || new Map();
+  const names = [...typists].filter(([, places]) => places.includes(where)).map(([user]) => senderName(user));
+  return names.length ? `${names.join(", ")} ${names.length === 1 ? "is" : "are"} thinking…` : "";
+}
+
+function receiveTyping(event) {
+  const before = typingByRoom.get(event.room_id) || new Map();
+  const places = event.content["io.miniroom.threads"] || {};
+  const typists = new Map((event.content.user_ids || []).map((user) => [user, places[user] || [null]]));
+  typingByRoom.set(event.room_id, typists);
+  if (state.room && event.room_id === state.room.room_id) showThinking([before, typists]);
+}
+
+// A reply has appeared: its sender no longer thinks there (the stream says so too, a moment later).
+function replied(message) {
+  const typists = state.room && typingByRoom.get(state.room.room_id);
+  const places = typists && typists.get(message.event.sender);
+  const where = message.threadRoot || null;
+  if (!places || !places.includes(where)) return;
+  typists.set(message.event.sender, places.filter((place) => place !== where));
+  showThinking([new Map([[message.event.sender, [where]]])]);
+}
+
+// The lines under the room's and the open thread's timelines, and the summaries of the threads in `changed`
+// (maps of typists whose threads to show again).
+function showThinking(changed = []) {
+  $("room-typing").textContent = thinking(null);
+  $("thread-typing").textContent = state.threadRoot ? thinking(state.threadRoot) : "";
+  for (const root of new Set(changed.flatMap((typists) => [...typists.values()].flat()))) {
+    const message = root && state.messages.get(root);
+    if (message) refresh(message);
   }
 }
 
@@ -246,6 +290,7 @@ function receive(event, fromPage) {
   if (event.type !== "m.room.message" || state.messages.has(event.event_id)) return;
   if (relation(event).rel_type === "m.replace") return receiveEdit(event, fromPage);
   const message = track(event);
+  if (!fromPage) replied(message);
   if (message.threadRoot) {
     const root = state.messages.get(message.threadRoot);
     if (root && !fromPage) root.replies += 1;
@@ -332,6 +377,7 @@ async function openRoom(room, firstPage = null) {
   $("timeline").replaceChildren();
   delete $("timeline").dataset.hint; // not while its page is read
   showErrorLabels();
+  showThinking();
   renderRooms();
   state.pending = [];
   const page = await (firstPage || api(roomPath(`/events?bundled=true&limit=${PAGE_SIZE}`)));
@@ -428,6 +474,7 @@ async function openThread(rootId) {
   list.replaceChildren(...views, ...arrived);
   list.scrollTop = list.scrollHeight;
   showErrorLabels();
+  showThinking();
   $("thread-input").focus();
 }
 
@@ -465,12 +512,19 @@ function connectStream() {
   state.stream.onmessage = (message) => {
     const event = JSON.parse(message.data);
     if (event.type === "m.room.name") return receiveRoomName(event); // any room's link follows
+    if (event.type === "m.typing") return receiveTyping(event); // of any room, for when it opens
     if (!state.room || event.room_id !== state.room.room_id) return;
     if (state.pending) state.pending.push(event);
     else fromStream(event);
   };
   state.stream.onerror = () => showStatus("Connection lost; reconnecting…");
-  state.stream.onopen = () => showStatus("");
+  state.stream.onopen = () => {
+    showStatus("");
+    // A stream tells every room's typists first: those of an earlier stream are old news.
+    const before = [...typingByRoom.values()];
+    typingByRoom.clear();
+    showThinking(before);
+  };
 }
 
 async function loadRooms() {

@@ -21,6 +21,7 @@ from miniroom.transports.embedded.notify import Notifier
 from miniroom.transports.embedded.redactions import REDACT_POWER, REDACTION, apply_redaction, check_redaction
 from miniroom.transports.embedded.relations import NONE, RelationColumns, check_relation
 from miniroom.transports.embedded.schema import connect
+from miniroom.transports.embedded.typing import Typing
 
 DATABASE_NAME = "rooms.sqlite3"
 ROOM_NAME = "m.room.name"
@@ -56,6 +57,7 @@ class RoomStore:
         self._lock = threading.Lock()
         self._connection = connect(path)
         self.notifier = Notifier(self.latest_position())
+        self.typing = Typing(self.notifier.notify)  # who types where: kept in memory only
         with self._write() as connection:
             # The display name is configuration, so the newest setting wins in every room.
             connection.execute(
@@ -244,13 +246,17 @@ class RoomStore:
         None comes each time a wait for more ends with nothing new (at most a second apart, or at once on
         `notifier.notify()`), so a follower can stop or keep its connection alive.
         """
+        # What the follower heard of when it asks for more: a notice it missed (typing) ends the next wait.
+        wakes = self.notifier.wakes
         while True:
             batch = await asyncio.to_thread(self.events_after, position, _FOLLOW_BATCH)
             for event in batch:
+                wakes = self.notifier.wakes
                 yield event
                 position = event["unsigned"]["stream_position"]
             if not batch:
-                await self.notifier.wait_beyond(position, _FOLLOW_WAIT_SECONDS)
+                await self.notifier.wait_beyond(position, _FOLLOW_WAIT_SECONDS, wakes)
+                wakes = self.notifier.wakes
                 yield None
 
     def page(self, room_id: str, query: timeline.PageQuery) -> tuple[list[Event], int]:

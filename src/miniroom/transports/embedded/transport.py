@@ -107,6 +107,12 @@ class EmbeddedTransport:
         event = await asyncio.to_thread(self._store.append, room_id, sender, event_type, content, txn_id)
         return str(event["event_id"])
 
+    async def set_typing(
+        self, sender: str, room_id: str, typing: bool, *, seconds: float, thread_root: str | None = None
+    ) -> None:
+        """Kept in memory for the web chat's event stream, as a Matrix homeserver keeps typing."""
+        self._store.typing.set(room_id, sender, seconds if typing else None, thread_root)
+
     async def get_event(self, room_id: str, event_id: str) -> Event | None:
         return await asyncio.to_thread(self._store.event, room_id, event_id)
 

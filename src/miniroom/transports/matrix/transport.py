@@ -184,6 +184,16 @@ class MatrixTransport:
             raise refused(f"{sender} cannot send {event_type} to {room_id}", exc) from None
         return str(reply["event_id"])
 
+    async def set_typing(
+        self, sender: str, room_id: str, typing: bool, *, seconds: float, thread_root: str | None = None
+    ) -> None:
+        """PUT /typing (Matrix typing is per room: `thread_root` is not sent)."""
+        account = self._account_of(sender)
+        try:
+            await account.api.set_typing(RoomID(room_id), int(seconds * 1000) if typing else 0)
+        except MatrixRequestError as exc:
+            raise refused(f"{sender} cannot show as typing in {room_id}", exc) from None
+
     async def get_event(self, room_id: str, event_id: str) -> Event | None:
         try:
             event = await self._read(ApiPath.v3.rooms[room_id].event[event_id])
