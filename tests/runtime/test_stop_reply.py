@@ -8,9 +8,10 @@ from typing import Any
 
 from miniroom.rooms.content import reaction_content
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
-from tests.runtime.support import BOB, HUMAN, Rooms, agent_entry, running_rooms
+from tests.runtime.support import BOB, HUMAN, Rooms, agent_entry, running_rooms, until
 
 HELPER = "@helper:miniroom.local"
+REVIEWERS = "@reviewers:miniroom.local"
 AGENTS = {"helper": agent_entry("Helper")}
 TURN = "io.miniroom.turn"
 CAROL = "@carol:miniroom.local"  # neither the asker nor a room admin
@@ -93,3 +94,44 @@ async def test_a_stop_sign_on_a_finished_reply_changes_nothing(
         await rooms.settle()
         assert final_content(rooms, reply)[TURN]["state"] == "done"
         assert len(rooms.agent_messages(HELPER)) == 1
+
+
+async def test_before_the_reply_shows_a_stop_sign_on_the_question_stops_its_turn(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    provider.script(Reply(text="never sent", silent=True), Reply(text="Here again."))
+    async with running_rooms(tmp_path, provider, AGENTS) as rooms:
+        question = rooms.post("a question the model sits on")
+        await until(lambda: len(provider.requests) == 1, "the model to be asked")
+        assert rooms.agent_messages(HELPER) == []  # nothing shows yet but the agent's typing
+        react(rooms, question, "🛑")
+        await rooms.settle()  # without the stop, the model would keep it waiting until the test timed out
+        assert rooms.agent_messages(HELPER) == []  # nothing was written, so nothing is posted
+        assert len(provider.requests) == 1
+        rooms.post("are you there?", thread=question)
+        await rooms.settle()
+        [answer] = rooms.agent_messages(HELPER)
+        assert final_content(rooms, answer)["body"] == "Here again."
+
+
+async def test_a_stop_while_a_teams_members_answer_leaves_the_lead_nothing_to_combine(
+    tmp_path: Path, provider: ScriptedProvider
+) -> None:
+    plan = "critic: review it\nwriter: run the long check"
+    provider.script(
+        Reply(text=plan), Reply(tool_calls=[("bash", {"command": "sleep 600"})]), Reply(text="never asked")
+    )
+    members = {
+        name: {"model": "test", "display_name": name.title(), "role": role}
+        for name, role in (("critic", "finds flaws"), ("writer", "runs checks"))
+    }
+    team = {"reviewers": {"agents": ["critic", "writer"], "mode": "coordinate", "rooms": ["lobby"]}}
+    async with running_rooms(tmp_path, provider, members, teams=team) as rooms:
+        rooms.post("@reviewers check the patch")
+        reply = await rooms.first_message(REVIEWERS)  # a member's command runs
+        await until(lambda: provider.pending_replies == 0, "every member to be asked")
+        react(rooms, reply["event_id"], "🛑")
+        await rooms.settle()
+        final = final_content(rooms, reply)
+    assert final[TURN]["error"] == f"stopped by {HUMAN}"
+    assert len(provider.requests) == 3, "the lead combined after the stop"

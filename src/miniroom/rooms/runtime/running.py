@@ -18,6 +18,7 @@ from miniroom.rooms.runtime.turn_queue import TurnKey
 from miniroom.rooms.transport import Event
 
 MakeHook = Callable[["RunningTurn", Agent], BetweenBatches]
+STOPPED_TURN = "the turn was stopped"
 
 
 @dataclass(slots=True)
@@ -84,12 +85,14 @@ class RunningTurns:
     def get(self, key: TurnKey) -> RunningTurn | None:
         return self._turns.get(key)
 
-    def writing(self, room_id: str, reply_id: str) -> RunningTurn | None:
-        """The turn whose reply is the event `reply_id` of room `room_id`, while it runs."""
-        for running in self._turns.values():
-            if running.turn.conversation.room_id == room_id and running.reply_id() == reply_id:
-                return running
-        return None
+    def about(self, room_id: str, event_id: str) -> list[RunningTurn]:
+        """The running turns of room `room_id` whose reply is the event `event_id`, or that answer it."""
+        return [
+            running
+            for running in self._turns.values()
+            if running.turn.conversation.room_id == room_id
+            and (running.reply_id() == event_id or event_id in running.turn.event_ids)
+        ]
 
     def begin(self, turn: Turn, make_hook: MakeHook | None = None) -> RunningTurn:
         running = RunningTurn(turn, make_hook=make_hook, metrics=self.metrics)

@@ -26,7 +26,7 @@ from miniroom.engine import (
 from miniroom.llm import Usage
 from miniroom.rooms.runtime.agents import AgentFactory
 from miniroom.rooms.runtime.ledger import Turn
-from miniroom.rooms.runtime.running import RunningTurn
+from miniroom.rooms.runtime.running import STOPPED_TURN, RunningTurn
 from miniroom.rooms.teams import (
     Member,
     assignment_prompt,
@@ -100,6 +100,8 @@ class TeamTurns:
             answers = await self._answer_all(turn, crew, parts, writer, running)
             if all(answer.failure for answer in answers):
                 return _all_failed(answers)
+            if running.stopped_by is not None:  # a member's answer stopped: the lead does not combine
+                return STOPPED_TURN
             lead.subscribe(_text_of(writer))  # the combined reply streams as the lead writes it
             combined = await lead.prompt(combine_prompt(turn.prompt, _texts(answers)))
             return self.failure_reason(combined)
@@ -127,6 +129,8 @@ class TeamTurns:
     ) -> MemberAnswer:
         agent = self._agent(turn, member, writer, running)
         try:
+            if running.stopped_by is not None:
+                return MemberAnswer(member, "", STOPPED_TURN)
             ended = await agent.prompt(member_prompt(turn.agent, turn.prompt, part))
         finally:
             await agent.aclose()

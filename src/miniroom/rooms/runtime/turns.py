@@ -33,7 +33,7 @@ from miniroom.rooms.runtime.metrics import RoomMetrics
 from miniroom.rooms.runtime.modes import AgentModes, response_scope
 from miniroom.rooms.runtime.outbox import Outbox, SendFileTool, post_files
 from miniroom.rooms.runtime.replies import DEFAULT_EDIT_INTERVAL, ReplyTarget, ReplyWriter
-from miniroom.rooms.runtime.running import RunningTurn, RunningTurns
+from miniroom.rooms.runtime.running import STOPPED_TURN, RunningTurn, RunningTurns
 from miniroom.rooms.runtime.team_turns import ReplySink, TeamTurns
 from miniroom.rooms.runtime.typing import TypingNotice
 from miniroom.rooms.runtime.uploads import load_images
@@ -259,6 +259,8 @@ class TurnRunner:
             agent.subscribe(threads.on_event)
             running.attach(agent)
             async with cli_turn(modes.access if modes else None, agent, response_scope(turn)) as values:
+                if running.stopped_by is not None:  # stopped before it began: it does not begin
+                    return None
                 if waits:
                     decided = await self._decided(agent, waits) if minimal else None
                     ended = await agent.resume_calls(decided, values)
@@ -342,5 +344,5 @@ def failure_reason(ended: TurnEnded) -> str | None:
     if ended.error is not None:
         return str(ended.error)
     if ended.aborted:
-        return "the turn was stopped"
+        return STOPPED_TURN
     return None
