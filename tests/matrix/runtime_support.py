@@ -194,6 +194,11 @@ def messages_by(events: list[Event], sender: str) -> list[Event]:
     ]
 
 
+async def replies_to(human: Human, room_id: str, event_id: str, sender: str) -> list[Event]:
+    """`sender`'s messages in the thread of `event_id`, oldest first."""
+    return messages_by(await relations(human, room_id, event_id, "m.thread"), sender)
+
+
 async def shown_text(human: Human, room_id: str, event: Event) -> str:
     """What a client shows for a message: the newest edit's `m.new_content`, else the message's body."""
     edits = await relations(human, room_id, event["event_id"], "m.replace")

@@ -14,8 +14,8 @@ from tests.matrix.runtime_support import (
     agent_names,
     eventually,
     matrix_runtime,
-    messages_by,
     relations,
+    replies_to,
     room_with_agents,
     shown_text,
     write_config,
@@ -42,7 +42,7 @@ async def test_the_requesters_reply_approves_and_someone_elses_is_ignored(
         question = await bob.send(room, f"{agents[agent]}: run it", mentions=[agent_id])
 
         async def reply() -> list[Event]:
-            return messages_by(await relations(bob, room, question, "m.thread"), agent_id)
+            return await replies_to(bob, room, question, agent_id)
 
         [card] = await eventually(reply, "the agent's reply")
 
@@ -88,7 +88,7 @@ async def test_a_call_waiting_for_approval_resumes_after_a_restart(
         question = await alice.send(room, "run it")
 
         async def reply() -> list[Event]:
-            return messages_by(await relations(alice, room, question, "m.thread"), agent_id)
+            return await replies_to(alice, room, question, agent_id)
 
         [card] = await eventually(reply, "the agent's reply")
 
@@ -128,7 +128,7 @@ async def test_a_minimal_bash_command_approved_across_a_restart_is_not_run_and_t
         await alice.reply_in_thread(room, root, "run it")
 
         async def waiting() -> str | None:
-            replies = messages_by(await relations(alice, room, root, "m.thread"), agent_id)
+            replies = await replies_to(alice, room, root, agent_id)
             shown = [await shown_text(alice, room, reply) for reply in replies[2:]]
             return next((text for text in shown if "Waiting for approval" in text), None)
 
@@ -160,7 +160,7 @@ async def test_a_question_is_answered_by_a_reply_naming_an_option(
         root = await alice.send(room, "paint the door")
 
         async def reply() -> list[Event]:
-            return messages_by(await relations(alice, room, root, "m.thread"), agent_id)
+            return await replies_to(alice, room, root, agent_id)
 
         [card] = await eventually(reply, "the agent's reply")
 

@@ -15,6 +15,7 @@ from tests.matrix.runtime_support import (
     messages_by,
     relation,
     relations,
+    replies_to,
     room_events,
     room_with_agents,
 )
@@ -55,7 +56,7 @@ async def test_a_plain_reply_to_a_threads_root_is_answered_in_that_thread(
         question = await alice.send(room, "what is 2+2?")
 
         async def thread_replies(count: int) -> list[Event] | None:
-            found = messages_by(await relations(alice, room, question, "m.thread"), helper_id)
+            found = await replies_to(alice, room, question, helper_id)
             return found if len(found) >= count else None
 
         await eventually(lambda: thread_replies(1), "the first answer")

@@ -15,8 +15,7 @@ import yaml
 from miniroom.testing.scripted_provider import Reply, ScriptedProvider
 from tests.conftest import MINIROOM, clean_env
 from tests.matrix.conftest import MakeHuman, unique
-from tests.matrix.humans import Event, Human
-from tests.matrix.runtime_support import eventually, messages_by, relations
+from tests.matrix.runtime_support import eventually, replies_to
 from tests.matrix.synapse_server import Synapse
 from tests.runtime.harness import scripted_model
 from tests.runtime.serve_process import ServeProcess, free_port
@@ -53,10 +52,6 @@ def write_config(
 def refused_start(config: Path, env: dict[str, str], agent: str) -> subprocess.CompletedProcess[str]:
     command = [MINIROOM, "serve", "--config", str(config), "--port", str(free_port()), "--agents", agent]
     return subprocess.run(command, cwd=config.parent, env=env, capture_output=True, text=True, timeout=60)
-
-
-async def replies_to(human: Human, room: str, event_id: str, sender: str) -> list[Event]:
-    return messages_by(await relations(human, room, event_id, "m.thread"), sender)
 
 
 async def test_two_instances_share_the_homeserver_and_a_killed_ones_agent_moves(

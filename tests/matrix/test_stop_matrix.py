@@ -12,8 +12,7 @@ from tests.matrix.runtime_support import (
     agent_names,
     eventually,
     matrix_runtime,
-    messages_by,
-    relations,
+    replies_to,
     room_with_agents,
     shown_text,
 )
@@ -37,7 +36,7 @@ async def test_the_askers_stop_sign_ends_the_reply_and_someone_elses_does_not(
         question = await bob.send(room, f"{agents[agent]}: think it over", mentions=[agent_id])
 
         async def reply() -> list[Event]:
-            return messages_by(await relations(bob, room, question, "m.thread"), agent_id)
+            return await replies_to(bob, room, question, agent_id)
 
         [answer] = await eventually(reply, "the agent's reply")
         await carol.send_event(room, "m.reaction", stop_sign(answer["event_id"]))

@@ -152,11 +152,17 @@ class AgentFactory(ReadsLiveConfig):
     """
 
     def __init__(
-        self, config: RoomsConfig | LiveConfig, data_dir: Path, env: Mapping[str, str], project_dir: Path
+        self,
+        config: RoomsConfig | LiveConfig,
+        data_dir: Path,
+        env: Mapping[str, str],
+        project_dir: Path,
+        retry_sleep: Sleep = asyncio.sleep,
     ) -> None:
+        """`retry_sleep` is the agents' pause before a retry."""
         self.read_config(config)
         self.data_dir, self.env, self.project_dir = data_dir, env, project_dir
-        self.retry_sleep: Sleep = asyncio.sleep  # the agents' pause before a retry
+        self.retry_sleep = retry_sleep
 
     def model_choice(self, agent: str) -> ModelChoice:
         alias = self.config.agents[agent].model or self.config.defaults.model

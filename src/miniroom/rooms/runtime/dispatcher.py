@@ -82,8 +82,7 @@ class RoomRuntime(ReadsLiveConfig):
         tracking = data_dir / "tracking"
         self.ledger = TurnLedger(tracking)
         self.facts = RoomFacts(self.live, transport, ThreadModeStore(tracking), ReplyJoins(tracking), hosted)
-        self.factory = factory = AgentFactory(self.live, data_dir, env, project_dir)
-        factory.retry_sleep = retry_sleep
+        self.factory = factory = AgentFactory(self.live, data_dir, env, project_dir, retry_sleep)
         slots = JudgmentSlots()  # every judgment of the process, the router's included
         self.metrics = metrics = metrics or RoomMetrics()
         judges = self.judges = Judges(self.live, judge_env(env, project_dir), slots, metrics)
